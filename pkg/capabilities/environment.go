@@ -1,0 +1,39 @@
+package capabilities
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Environment is what one thread's tools may use. A value is built once
+// per thread and not changed afterwards, so it is safe to share between
+// that thread's tool goroutines.
+//
+// The capability fields (file access, shell, LSP) are added by the issues
+// that build them; tools must treat a nil capability as "not available in
+// this environment" and say so in their result.
+type Environment struct {
+	// Name identifies the kind of environment in the UI and logs
+	// ("local", "docker:<container>", "memory").
+	Name string
+	// Cwd is the directory relative paths are resolved against and the
+	// root of the workspace the permission rules protect.
+	Cwd string
+}
+
+// NewLocal returns the environment of the machine the host runs on,
+// rooted at cwd (made absolute and cleaned).
+func NewLocal(cwd string) (*Environment, error) {
+	if cwd == "" {
+		var err error
+		if cwd, err = os.Getwd(); err != nil {
+			return nil, fmt.Errorf("local environment: %w", err)
+		}
+	}
+	abs, err := filepath.Abs(cwd)
+	if err != nil {
+		return nil, fmt.Errorf("local environment: %w", err)
+	}
+	return &Environment{Name: "local", Cwd: filepath.Clean(abs)}, nil
+}

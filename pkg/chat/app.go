@@ -1,0 +1,286 @@
+package chat
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/magenta-nvim/magenta/pkg/capabilities"
+	"github.com/magenta-nvim/magenta/pkg/chat/view"
+	"github.com/magenta-nvim/magenta/pkg/config"
+	"github.com/magenta-nvim/magenta/pkg/tools"
+)
+
+// ThreadListKey is the display key of the thread list page.
+const ThreadListKey = "threads"
+
+// Screen is the display buffer seen from the app.
+type Screen interface {
+	Display
+	// Show selects which published key the display buffer shows.
+	Show(key string)
+	// BindingAt resolves key at a 0-based line of what is shown.
+	BindingAt(line int, key view.Key) (view.Action, bool)
+	// Notify tells the user something outside the chat (vim.notify).
+	Notify(msg string, level Level)
+}
+
+// Level is the urgency of a notification.
+type Level int
+
+const (
+	LevelInfo Level = iota
+	LevelWarn
+	LevelError
+)
+
+// AppDeps is what the app needs from outside.
+type AppDeps struct {
+	Screen       Screen
+	Tools        *tools.Registry
+	Env          *capabilities.Environment
+	NewProvider  ProviderFactory
+	SystemPrompt string
+}
+
+// App owns the threads and which one is shown. Its methods enqueue work
+// for its goroutine and are safe for concurrent use.
+type App struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	inbox  chan func()
+	done   chan struct{}
+	deps   AppDeps
+	opts   config.Options
+
+	// Owned by the app goroutine.
+	threads []*Thread
+	active  *Thread
+	profile config.Profile
+	listing bool
+
+	// Written by thread goroutines, read by the app and by them.
+	sumMu       sync.Mutex
+	summaries   map[string]view.ThreadSummary
+	listVersion uint64
+	showingList bool
+	activeID    string
+}
+
+// NewApp starts the app with one empty thread on the first profile.
+func NewApp(parent context.Context, opts config.Options, deps AppDeps) (*App, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(parent)
+	a := &App{
+		ctx: ctx, cancel: cancel, inbox: make(chan func(), inboxSize), done: make(chan struct{}),
+		deps: deps, opts: opts, profile: opts.Profiles[0], summaries: map[string]view.ThreadSummary{},
+	}
+	go a.run()
+	a.do(func() { a.newThread() })
+	return a, nil
+}
+
+// Send sends text in the active thread.
+func (a *App) Send(text string) { a.do(func() { a.showActive(); a.active.Send(text) }) }
+
+// Abort aborts the active thread's turn.
+func (a *App) Abort() { a.do(func() { a.active.Abort() }) }
+
+// NewThread starts a thread and shows it.
+func (a *App) NewThread() { a.do(func() { a.newThread() }) }
+
+// ShowThreads shows the thread list in the display buffer.
+func (a *App) ShowThreads() { a.do(a.showThreads) }
+
+// SelectThread shows the thread with id (or a unique id prefix).
+func (a *App) SelectThread(id string) { a.do(func() { a.selectThread(id) }) }
+
+// SetProfile switches the active thread, and new threads, to a profile.
+func (a *App) SetProfile(name string) { a.do(func() { a.setProfile(name) }) }
+
+// Key resolves a key pressed at a 0-based line of the display buffer.
+func (a *App) Key(key view.Key, line int) {
+	a.do(func() {
+		action, ok := a.deps.Screen.BindingAt(line, key)
+		if !ok {
+			return
+		}
+		a.act(action)
+	})
+}
+
+// Refresh republishes what is shown (after the display buffer changed).
+func (a *App) Refresh() {
+	a.do(func() {
+		if a.listing {
+			a.showThreads()
+			return
+		}
+		a.showActive()
+		a.active.Refresh()
+	})
+}
+
+// Close stops every thread and the app.
+func (a *App) Close() {
+	a.cancel()
+	<-a.done
+}
+
+// ActiveThreadID returns the active thread's id (for tests and health).
+func (a *App) ActiveThreadID() string {
+	ch := make(chan string, 1)
+	a.do(func() { ch <- a.active.ID })
+	select {
+	case id := <-ch:
+		return id
+	case <-a.done:
+		return ""
+	}
+}
+
+func (a *App) do(f func()) {
+	select {
+	case a.inbox <- f:
+	case <-a.done:
+	}
+}
+
+func (a *App) run() {
+	defer close(a.done)
+	for {
+		select {
+		case <-a.ctx.Done():
+			for _, t := range a.threads {
+				t.Close()
+			}
+			return
+		case f := <-a.inbox:
+			a.safely(f)
+		}
+	}
+}
+
+func (a *App) safely(f func()) {
+	defer func() {
+		if p := recover(); p != nil {
+			slog.Error("app panicked", "panic", p, "stack", string(debug.Stack()))
+			a.deps.Screen.Notify(fmt.Sprintf("magenta: internal error (a bug; see the log): %v", p), LevelError)
+		}
+	}()
+	f()
+}
+
+func (a *App) newThread() {
+	t, err := NewThread(a.ctx, a.profile, Deps{
+		Tools: a.deps.Tools, Env: a.deps.Env, Display: a.deps.Screen,
+		NewProvider: a.deps.NewProvider, SystemPrompt: a.deps.SystemPrompt,
+		OnSummary: a.onSummary,
+	})
+	if err != nil {
+		a.deps.Screen.Notify("magenta: "+err.Error(), LevelError)
+		return
+	}
+	a.threads = append(a.threads, t)
+	a.active = t
+	a.showActive()
+}
+
+func (a *App) showActive() {
+	a.listing = false
+	a.sumMu.Lock()
+	a.showingList, a.activeID = false, a.active.ID
+	a.sumMu.Unlock()
+	a.deps.Screen.Show(a.active.ID)
+}
+
+func (a *App) showThreads() {
+	a.listing = true
+	a.setShowingList(true)
+	a.publishList()
+	a.deps.Screen.Show(ThreadListKey)
+}
+
+func (a *App) selectThread(id string) {
+	var match *Thread
+	for _, t := range a.threads {
+		if t.ID == id || (id != "" && strings.HasPrefix(t.ID, id) && match == nil) {
+			match = t
+		}
+	}
+	if match == nil {
+		a.deps.Screen.Notify(fmt.Sprintf("magenta: no thread %q", id), LevelError)
+		return
+	}
+	a.active = match
+	a.showActive()
+	match.Refresh()
+}
+
+func (a *App) setProfile(name string) {
+	p, ok := a.opts.Profile(name)
+	if !ok {
+		names := make([]string, len(a.opts.Profiles))
+		for i, p := range a.opts.Profiles {
+			names[i] = p.Name
+		}
+		a.deps.Screen.Notify(fmt.Sprintf("magenta: no profile %q; profiles: %s", name, strings.Join(names, ", ")), LevelError)
+		return
+	}
+	a.profile = p
+	a.active.SetProfile(p)
+}
+
+func (a *App) act(action view.Action) {
+	if action.Target == "" {
+		switch action.Kind {
+		case "switch_thread":
+			a.selectThread(action.Arg)
+		default:
+			slog.Warn("app: unknown action", "kind", action.Kind)
+		}
+		return
+	}
+	for _, t := range a.threads {
+		if t.ID == action.Target {
+			t.Act(action)
+		}
+	}
+}
+
+func (a *App) onSummary(s view.ThreadSummary) {
+	a.sumMu.Lock()
+	a.summaries[s.ID] = s
+	showing := a.showingList
+	a.sumMu.Unlock()
+	if showing {
+		a.publishList()
+	}
+}
+
+func (a *App) setShowingList(v bool) {
+	a.sumMu.Lock()
+	a.showingList = v
+	a.sumMu.Unlock()
+}
+
+// publishList renders the thread list in thread creation order (UUIDv7
+// ids sort by time).
+func (a *App) publishList() {
+	a.sumMu.Lock()
+	list := make([]view.ThreadSummary, 0, len(a.summaries))
+	for _, s := range a.summaries {
+		list = append(list, s)
+	}
+	a.listVersion++
+	version, activeID := a.listVersion, a.activeID
+	a.sumMu.Unlock()
+	sort.Slice(list, func(i, j int) bool { return list[i].ID < list[j].ID })
+	a.deps.Screen.Publish(ThreadListKey, view.RenderThreadList(list, activeID, version))
+}

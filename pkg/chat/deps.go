@@ -1,0 +1,31 @@
+package chat
+
+import (
+	"github.com/magenta-nvim/magenta/pkg/capabilities"
+	"github.com/magenta-nvim/magenta/pkg/chat/provider"
+	"github.com/magenta-nvim/magenta/pkg/chat/view"
+	"github.com/magenta-nvim/magenta/pkg/config"
+	"github.com/magenta-nvim/magenta/pkg/tools"
+)
+
+// Display receives frames. Publish must be safe for concurrent use and
+// must not block: it keeps the latest frame per key.
+type Display interface {
+	Publish(key string, f *view.Frame)
+}
+
+// ProviderFactory builds the provider for a profile; it returns a
+// *provider.MissingKeyError when the profile's key is not set.
+type ProviderFactory func(config.Profile) (provider.Provider, error)
+
+// Deps is what a thread needs from outside. All fields are required.
+type Deps struct {
+	Tools        *tools.Registry
+	Env          *capabilities.Environment
+	Display      Display
+	NewProvider  ProviderFactory
+	SystemPrompt string
+	// OnSummary is called from the thread goroutine when the title,
+	// status or profile changes. It must not block.
+	OnSummary func(view.ThreadSummary)
+}

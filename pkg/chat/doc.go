@@ -1,0 +1,18 @@
+// Package chat holds conversation threads and the agent loop.
+//
+// A Thread is owned by one goroutine (Thread.run). Everything that
+// changes it — user input, stream events, tool results, key actions,
+// title changes from tools — arrives as a message in its inbox, and only
+// the owner mutates state, so there are no locks on thread state. Stream
+// and tool goroutines are started by the owner with a context derived
+// from the turn's and report back through the inbox; abort cancels that
+// context and settles the conversation at once, so the provider always
+// sees a consistent history (every tool_use answered).
+//
+// After a burst of messages the owner renders the entries that changed
+// (package view) and publishes a Frame to the Display; the host applies
+// frames to the buffer in batches.
+//
+// App owns the set of threads and the sidebar state, on its own
+// goroutine, and routes commands from the RPC edge.
+package chat

@@ -1,0 +1,43 @@
+package provider
+
+import "time"
+
+// Event is something a stream reports while it runs. The concrete types
+// are TextDelta, ToolUseStart, ToolUseDelta and Retrying.
+type Event interface{ isEvent() }
+
+// TextDelta is a piece of assistant text. Index is the position of the
+// text block within the assistant message, so consecutive deltas with the
+// same Index belong to the same block.
+type TextDelta struct {
+	Index int
+	Text  string
+}
+
+// ToolUseStart announces a tool call as soon as its name is known, so the
+// UI can show it before its input has streamed.
+type ToolUseStart struct {
+	Index int
+	ID    string
+	Name  string
+}
+
+// ToolUseDelta is a fragment of a tool call's JSON input.
+type ToolUseDelta struct {
+	Index       int
+	PartialJSON string
+}
+
+// Retrying is emitted by WithRetry before it waits to send the request
+// again.
+type Retrying struct {
+	Attempt     int // the attempt about to be made, from 2
+	MaxAttempts int
+	Delay       time.Duration
+	Err         error
+}
+
+func (TextDelta) isEvent()    {}
+func (ToolUseStart) isEvent() {}
+func (ToolUseDelta) isEvent() {}
+func (Retrying) isEvent()     {}

@@ -1,0 +1,131 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Role is the author of a message.
+type Role string
+
+const (
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+)
+
+// BlockKind tells which fields of a Block are meaningful.
+type BlockKind string
+
+const (
+	// BlockText: Text.
+	BlockText BlockKind = "text"
+	// BlockToolUse: ToolUseID, ToolName, Input. Only in assistant messages.
+	BlockToolUse BlockKind = "tool_use"
+	// BlockToolResult: ToolUseID, Result, IsError. Only in user messages.
+	BlockToolResult BlockKind = "tool_result"
+	// BlockImage: MediaType, Data (raw bytes, not base64).
+	BlockImage BlockKind = "image"
+)
+
+// Block is one piece of a message. It is a tagged union over Kind; a value
+// is immutable once it is part of a Message handed to a Provider.
+type Block struct {
+	Kind BlockKind
+
+	Text string
+
+	ToolUseID string
+	ToolName  string
+	// Input is the tool call's arguments as a JSON object. Adapters must
+	// send "{}" when it is empty.
+	Input json.RawMessage
+
+	// Result is the content of a tool result: text and image blocks only.
+	Result  []Block
+	IsError bool
+
+	MediaType string
+	Data      []byte
+}
+
+// TextBlock returns a text block.
+func TextBlock(s string) Block { return Block{Kind: BlockText, Text: s} }
+
+// ToolResultBlock returns a tool result holding one text block.
+func ToolResultBlock(toolUseID, text string, isError bool) Block {
+	return Block{Kind: BlockToolResult, ToolUseID: toolUseID, Result: []Block{TextBlock(text)}, IsError: isError}
+}
+
+// Message is one turn of the conversation.
+type Message struct {
+	Role    Role
+	Content []Block
+}
+
+// ToolSpec describes a tool offered to the model.
+type ToolSpec struct {
+	Name        string
+	Description string
+	// InputSchema is a JSON Schema object describing the tool's input.
+	InputSchema json.RawMessage
+}
+
+// Request is one completion request.
+type Request struct {
+	Model     string
+	System    string
+	Messages  []Message
+	Tools     []ToolSpec
+	MaxTokens int
+}
+
+// StopReason says why the model stopped.
+type StopReason string
+
+const (
+	StopEndTurn   StopReason = "end_turn"
+	StopToolUse   StopReason = "tool_use"
+	StopMaxTokens StopReason = "max_tokens"
+	// StopOther covers reasons the loop treats like end_turn (stop
+	// sequences, refusals, content filters); Response.RawStopReason keeps
+	// the provider's word.
+	StopOther StopReason = "other"
+)
+
+// Usage counts tokens for one response, when the provider reports them.
+type Usage struct {
+	InputTokens  int
+	OutputTokens int
+}
+
+// Response is the assembled result of a completed stream.
+type Response struct {
+	// Message is the assistant message: text and tool_use blocks in the
+	// order the model produced them. Tool inputs are complete JSON objects.
+	Message       Message
+	StopReason    StopReason
+	RawStopReason string
+	Usage         Usage
+}
+
+// Provider streams one completion.
+//
+// Stream blocks until the completion ends. It calls emit for each event,
+// in order, on the calling goroutine, and emit must not block for long.
+// On success it returns the assembled response. On failure it returns an
+// error; when it is a *Error its Retryable field says whether sending the
+// same request again may succeed. Cancelling ctx ends the stream promptly
+// with an error wrapping ctx.Err().
+//
+// Implementations are safe for concurrent use by several threads.
+type Provider interface {
+	Stream(ctx context.Context, req Request, emit func(Event)) (*Response, error)
+}
+
+// ProviderFunc adapts a function to Provider.
+type ProviderFunc func(ctx context.Context, req Request, emit func(Event)) (*Response, error)
+
+// Stream calls f.
+func (f ProviderFunc) Stream(ctx context.Context, req Request, emit func(Event)) (*Response, error) {
+	return f(ctx, req, emit)
+}

@@ -1,0 +1,218 @@
+package chat
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+
+	"github.com/google/uuid"
+
+	"github.com/magenta-nvim/magenta/pkg/chat/provider"
+	"github.com/magenta-nvim/magenta/pkg/chat/view"
+	"github.com/magenta-nvim/magenta/pkg/config"
+)
+
+// inboxSize bounds a thread's queue; senders wait when it is full, which
+// slows a stream down rather than dropping its events.
+const inboxSize = 256
+
+// Thread is one conversation. Its exported methods only enqueue and are
+// safe for concurrent use; all state is owned by the run goroutine.
+type Thread struct {
+	ID string
+
+	deps   Deps
+	inbox  chan any
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{}
+	// workers tracks the stream and tool goroutines the owner started.
+	workers sync.WaitGroup
+
+	// Owned by the run goroutine.
+	profile    config.Profile
+	providers  map[string]provider.Provider
+	title      string
+	messages   []provider.Message
+	entries    []*entry
+	entrySeq   int
+	versionSeq uint64
+	dirty      bool
+	turn       *turn
+	turnSeq    int
+	queued     []*entry
+	header     cachedSection[view.Header]
+	status     cachedSection[string]
+	lastSum    view.ThreadSummary
+}
+
+type (
+	msgSend       struct{ text string }
+	msgAbort      struct{}
+	msgAction     struct{ action view.Action }
+	msgSetTitle   struct{ title string }
+	msgSetProfile struct{ profile config.Profile }
+	msgStream     struct {
+		turn int
+		ev   provider.Event
+	}
+	msgStreamDone struct {
+		turn int
+		resp *provider.Response
+		err  error
+	}
+	msgToolDone struct {
+		turn int
+		id   string
+		res  toolResult
+	}
+)
+
+// NewThread starts a thread with a UUIDv7 id and returns it.
+func NewThread(parent context.Context, profile config.Profile, deps Deps) (*Thread, error) {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return nil, fmt.Errorf("new thread id: %w", err)
+	}
+	ctx, cancel := context.WithCancel(parent)
+	t := &Thread{
+		ID: id.String(), deps: deps,
+		inbox: make(chan any, inboxSize), ctx: ctx, cancel: cancel, done: make(chan struct{}),
+		profile: profile, providers: map[string]provider.Provider{},
+	}
+	go t.run()
+	return t, nil
+}
+
+// Send queues a user message.
+func (t *Thread) Send(text string) { t.enqueue(msgSend{text}) }
+
+// Abort stops the running turn, if any.
+func (t *Thread) Abort() { t.enqueue(msgAbort{}) }
+
+// Act performs a key-binding action aimed at this thread.
+func (t *Thread) Act(a view.Action) { t.enqueue(msgAction{a}) }
+
+// SetProfile switches the model used from the next request on.
+func (t *Thread) SetProfile(p config.Profile) { t.enqueue(msgSetProfile{p}) }
+
+// SetTitle implements tools.ThreadControl.
+func (t *Thread) SetTitle(title string) { t.enqueue(msgSetTitle{title}) }
+
+// Refresh publishes the current frame again (after the display changed).
+func (t *Thread) Refresh() { t.enqueue(nil) }
+
+// Close cancels everything the thread runs and waits for it to stop.
+func (t *Thread) Close() {
+	t.cancel()
+	<-t.done
+}
+
+func (t *Thread) enqueue(m any) {
+	select {
+	case t.inbox <- m:
+	case <-t.done:
+	}
+}
+
+func (t *Thread) run() {
+	defer close(t.done)
+	defer t.workers.Wait()
+	t.publish(true)
+	for {
+		select {
+		case <-t.ctx.Done():
+			if t.turn != nil {
+				t.turn.cancel()
+			}
+			return
+		case m := <-t.inbox:
+			t.handleSafely(m)
+			// Drain what else is waiting, so a burst of deltas costs one
+			// render.
+			for drained := false; !drained; {
+				select {
+				case m := <-t.inbox:
+					t.handleSafely(m)
+				default:
+					drained = true
+				}
+			}
+			t.publish(m == nil)
+		}
+	}
+}
+
+// handleSafely keeps the thread alive when handling one message panics:
+// the user sees the error in the thread and can go on.
+func (t *Thread) handleSafely(m any) {
+	defer func() {
+		if p := recover(); p != nil {
+			slog.Error("thread panicked", "thread", t.ID, "panic", p, "stack", string(debug.Stack()))
+			t.notice(view.NoticeError, fmt.Sprintf("internal error (a bug in magenta; see the log): %v", p))
+		}
+	}()
+	t.handle(m)
+}
+
+func (t *Thread) handle(m any) {
+	switch m := m.(type) {
+	case nil:
+	case msgSend:
+		t.onSend(m.text)
+	case msgAbort:
+		t.onAbort()
+	case msgAction:
+		t.onAction(m.action)
+	case msgSetTitle:
+		t.title = m.title
+		t.dirty = true
+	case msgSetProfile:
+		t.profile = m.profile
+		t.dirty = true
+		t.notice(view.NoticeInfo, fmt.Sprintf("profile %s (%s %s) from the next request on", m.profile.Name, m.profile.Provider, m.profile.Model))
+	case msgStream:
+		if t.turn != nil && t.turn.id == m.turn {
+			t.onStreamEvent(m.ev)
+		}
+	case msgStreamDone:
+		if t.turn != nil && t.turn.id == m.turn {
+			t.onStreamDone(m.resp, m.err)
+		}
+	case msgToolDone:
+		if t.turn != nil && t.turn.id == m.turn {
+			t.onToolDone(m.id, m.res)
+		}
+	default:
+		slog.Error("thread: unknown message", "type", fmt.Sprintf("%T", m))
+	}
+}
+
+func (t *Thread) onAction(a view.Action) {
+	switch a.Kind {
+	case "toggle_tool":
+		for _, e := range t.entries {
+			if e.id == a.Arg && e.kind == entryTool {
+				e.tool.Expanded = !e.tool.Expanded
+				t.touch(e)
+			}
+		}
+	default:
+		slog.Warn("thread: unknown action", "kind", a.Kind)
+	}
+}
+
+func (t *Thread) publish(force bool) {
+	if !t.dirty && !force {
+		return
+	}
+	t.dirty = false
+	t.deps.Display.Publish(t.ID, t.frame())
+	sum := view.ThreadSummary{ID: t.ID, Title: t.title, Status: t.statusWord(), Profile: t.profile.Name}
+	if sum != t.lastSum && t.deps.OnSummary != nil {
+		t.lastSum = sum
+		t.deps.OnSummary(sum)
+	}
+}

@@ -1,0 +1,375 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/magenta-nvim/magenta/pkg/chat/provider"
+	"github.com/magenta-nvim/magenta/pkg/chat/view"
+)
+
+type turnPhase int
+
+const (
+	phaseWaiting   turnPhase = iota // request sent, nothing streamed yet
+	phaseStreaming                  // deltas arriving
+	phaseTools                      // the reply asked for tools; they run
+)
+
+// turn is one user request and every model/tool round trip it causes.
+type turn struct {
+	id     int
+	ctx    context.Context
+	cancel context.CancelFunc
+	phase  turnPhase
+	retry  string // the latest retry notice, shown in the status line
+
+	// The current stream, by the provider's block index.
+	texts    map[int]*entry
+	tools    map[int]*entry
+	anyText  bool
+	provider provider.Provider
+
+	// The tools of the last reply, in the order the model asked for them,
+	// and their results by entry id (the provider's ids may repeat).
+	pending []*entry
+	results map[string]toolResult
+}
+
+func (t *Thread) onSend(text string) {
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	e := t.newEntry(entryUser)
+	e.text = text
+	if t.turn != nil {
+		e.queued = true
+		t.queued = append(t.queued, e)
+		return
+	}
+	t.appendMessage(provider.Message{Role: provider.RoleUser, Content: []provider.Block{provider.TextBlock(text)}})
+	t.startTurn()
+}
+
+func (t *Thread) startTurn() {
+	p, err := t.providerFor()
+	if err != nil {
+		t.notice(view.NoticeError, err.Error())
+		return
+	}
+	ctx, cancel := context.WithCancel(t.ctx)
+	t.turnSeq++
+	t.turn = &turn{id: t.turnSeq, ctx: ctx, cancel: cancel, provider: p}
+	t.startStream()
+}
+
+func (t *Thread) providerFor() (provider.Provider, error) {
+	if p, ok := t.providers[t.profile.Name]; ok {
+		return p, nil
+	}
+	p, err := t.deps.NewProvider(t.profile)
+	if err != nil {
+		return nil, err
+	}
+	t.providers[t.profile.Name] = p
+	return p, nil
+}
+
+func (t *Thread) startStream() {
+	tr := t.turn
+	tr.phase, tr.retry, tr.anyText = phaseWaiting, "", false
+	tr.texts, tr.tools = map[int]*entry{}, map[int]*entry{}
+	req := provider.Request{
+		Model:     t.profile.Model,
+		System:    t.deps.SystemPrompt,
+		Messages:  append([]provider.Message(nil), t.messages...),
+		Tools:     toolSpecs(t.deps.Tools),
+		MaxTokens: t.profile.MaxTokens,
+	}
+	t.dirty = true
+	t.workers.Add(1)
+	go func() {
+		defer t.workers.Done()
+		resp, err := t.stream(tr, req)
+		t.enqueue(msgStreamDone{turn: tr.id, resp: resp, err: err})
+	}()
+}
+
+// stream runs on a worker goroutine; a panicking provider becomes an error.
+func (t *Thread) stream(tr *turn, req provider.Request) (resp *provider.Response, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			slog.Error("provider panicked", "panic", p, "stack", string(debug.Stack()))
+			resp, err = nil, fmt.Errorf("provider failed with an internal error: %v", p)
+		}
+	}()
+	return tr.provider.Stream(tr.ctx, req, func(ev provider.Event) {
+		t.enqueue(msgStream{turn: tr.id, ev: ev})
+	})
+}
+
+func (t *Thread) onStreamEvent(ev provider.Event) {
+	tr := t.turn
+	switch ev := ev.(type) {
+	case provider.TextDelta:
+		tr.phase, tr.retry = phaseStreaming, ""
+		e, ok := tr.texts[ev.Index]
+		if !ok {
+			e = t.newEntry(entryAssistant)
+			e.first = !tr.anyText
+			tr.anyText = true
+			tr.texts[ev.Index] = e
+		}
+		e.text += ev.Text
+		t.touch(e)
+	case provider.ToolUseStart:
+		tr.phase, tr.retry = phaseStreaming, ""
+		e := t.newEntry(entryTool)
+		e.toolID = ev.ID
+		e.tool = view.ToolCall{Name: ev.Name, Status: view.ToolPreparing}
+		tr.tools[ev.Index] = e
+	case provider.ToolUseDelta:
+		if e, ok := tr.tools[ev.Index]; ok {
+			e.tool.Input += ev.PartialJSON
+			if e.tool.Expanded {
+				t.touch(e)
+			}
+		}
+	case provider.Retrying:
+		tr.retry = fmt.Sprintf("%v; retrying in %s (attempt %d of %d)", ev.Err, ev.Delay.Round(time.Second), ev.Attempt, ev.MaxAttempts)
+		t.notice(view.NoticeWarning, tr.retry)
+	}
+	t.dirty = true
+}
+
+func (t *Thread) onStreamDone(resp *provider.Response, err error) {
+	tr := t.turn
+	if err != nil {
+		t.keepPartialText()
+		t.notice(view.NoticeError, describeError(err, t.profile.Name))
+		t.endTurn(false)
+		return
+	}
+	t.appendMessage(resp.Message)
+	uses := toolUses(resp.Message)
+	if len(uses) == 0 {
+		if resp.StopReason == provider.StopMaxTokens {
+			t.notice(view.NoticeWarning, "the reply was cut off at the token limit (maxTokens in the profile)")
+		}
+		t.endTurn(true)
+		return
+	}
+	tr.phase = phaseTools
+	tr.pending, tr.results = nil, map[string]toolResult{}
+	for _, b := range uses {
+		e := t.toolEntry(b)
+		tr.pending = append(tr.pending, e)
+		t.startTool(tr, e, b)
+	}
+}
+
+// toolEntry finds the entry ToolUseStart made for b, or makes one when
+// the provider did not announce it.
+func (t *Thread) toolEntry(b provider.Block) *entry {
+	for _, e := range t.turn.tools {
+		if e.toolID == b.ToolUseID {
+			e.tool.Input = string(b.Input)
+			e.tool.Status = view.ToolRunning
+			t.touch(e)
+			return e
+		}
+	}
+	e := t.newEntry(entryTool)
+	e.toolID = b.ToolUseID
+	e.tool = view.ToolCall{Name: b.ToolName, Input: string(b.Input), Status: view.ToolRunning}
+	return e
+}
+
+func (t *Thread) onToolDone(id string, res toolResult) {
+	tr := t.turn
+	tr.results[id] = res
+	for _, e := range tr.pending {
+		if e.id == id {
+			e.tool.Status = view.ToolDone
+			if res.IsError {
+				e.tool.Status = view.ToolFailed
+			}
+			e.tool.Summary, e.tool.Result = res.summary(), res.Text
+			t.touch(e)
+		}
+	}
+	if len(tr.results) < len(tr.pending) {
+		return
+	}
+	t.appendToolResults()
+	t.startStream()
+}
+
+// appendToolResults answers every tool_use of the last reply, in order;
+// one without a result was aborted.
+func (t *Thread) appendToolResults() {
+	tr := t.turn
+	blocks := make([]provider.Block, 0, len(tr.pending))
+	for _, e := range tr.pending {
+		res, ok := tr.results[e.id]
+		if !ok {
+			res = toolResult{Text: "The user aborted this tool call before it finished.", IsError: true}
+		}
+		blocks = append(blocks, res.block(e.toolID))
+	}
+	t.appendMessage(provider.Message{Role: provider.RoleUser, Content: blocks})
+}
+
+func (t *Thread) onAbort() {
+	tr := t.turn
+	if tr == nil {
+		return
+	}
+	tr.cancel()
+	switch tr.phase {
+	case phaseTools:
+		for _, e := range tr.pending {
+			if _, done := tr.results[e.id]; !done {
+				e.tool.Status = view.ToolAborted
+				t.touch(e)
+			}
+		}
+		t.appendToolResults()
+	default:
+		t.keepPartialText()
+	}
+	t.notice(view.NoticeInfo, "aborted")
+	t.endTurn(false)
+}
+
+// keepPartialText records what the model streamed before a stream ended
+// early, so the history matches what the user saw. Unfinished tool calls
+// are dropped: there is no complete input to answer.
+func (t *Thread) keepPartialText() {
+	tr := t.turn
+	indexes := make([]int, 0, len(tr.texts))
+	for i := range tr.texts {
+		indexes = append(indexes, i)
+	}
+	sort.Ints(indexes)
+	var blocks []provider.Block
+	for _, i := range indexes {
+		if text := tr.texts[i].text; strings.TrimSpace(text) != "" {
+			blocks = append(blocks, provider.TextBlock(text))
+		}
+	}
+	for _, e := range tr.tools {
+		if e.tool.Status == view.ToolPreparing {
+			e.tool.Status = view.ToolAborted
+			t.touch(e)
+		}
+	}
+	if len(blocks) > 0 {
+		t.appendMessage(provider.Message{Role: provider.RoleAssistant, Content: blocks})
+	}
+}
+
+// endTurn returns to idle. After a clean end, queued messages are sent as
+// the next turn; otherwise they join the history and go with the next
+// message the user sends.
+func (t *Thread) endTurn(clean bool) {
+	t.turn.cancel()
+	t.turn = nil
+	t.dirty = true
+	if len(t.queued) == 0 {
+		return
+	}
+	var blocks []provider.Block
+	for _, e := range t.queued {
+		e.queued = false
+		t.touch(e)
+		blocks = append(blocks, provider.TextBlock(e.text))
+	}
+	t.queued = nil
+	t.appendMessage(provider.Message{Role: provider.RoleUser, Content: blocks})
+	if clean {
+		t.startTurn()
+	} else {
+		t.notice(view.NoticeInfo, "your queued messages were not sent; they go with your next message")
+	}
+}
+
+// appendMessage adds m to the history, merging it into the last message
+// when both have the same role (providers want roles to alternate) and
+// dropping empty messages (providers reject them).
+func (t *Thread) appendMessage(m provider.Message) {
+	if len(m.Content) == 0 {
+		return
+	}
+	if n := len(t.messages); n > 0 && t.messages[n-1].Role == m.Role {
+		last := t.messages[n-1]
+		merged := make([]provider.Block, 0, len(last.Content)+len(m.Content))
+		merged = append(append(merged, last.Content...), m.Content...)
+		t.messages[n-1] = provider.Message{Role: m.Role, Content: merged}
+		return
+	}
+	t.messages = append(t.messages, m)
+}
+
+func toolUses(m provider.Message) []provider.Block {
+	var uses []provider.Block
+	for _, b := range m.Content {
+		if b.Kind == provider.BlockToolUse {
+			if len(b.Input) == 0 || !json.Valid(b.Input) {
+				b.Input = json.RawMessage("{}")
+			}
+			uses = append(uses, b)
+		}
+	}
+	return uses
+}
+
+func describeError(err error, profile string) string {
+	var missing *provider.MissingKeyError
+	var pe *provider.Error
+	switch {
+	case errors.As(err, &missing):
+		return err.Error()
+	case errors.As(err, &pe) && pe.Kind == provider.ErrAuth:
+		return fmt.Sprintf("the provider refused the API key of profile %q: %v", profile, err)
+	case errors.As(err, &pe) && pe.Kind == provider.ErrConnection:
+		return fmt.Sprintf("the connection to the provider failed: %v\nWhat was streamed is kept; send a message to go on.", err)
+	}
+	return fmt.Sprintf("the request failed: %v\nWhat was streamed is kept; send a message to go on.", err)
+}
+
+func (t *Thread) statusText() string {
+	tr := t.turn
+	if tr == nil {
+		return "ready · <CR> in the input window sends"
+	}
+	queued := ""
+	if n := len(t.queued); n > 0 {
+		queued = fmt.Sprintf(" · %d queued", n)
+	}
+	switch {
+	case tr.retry != "":
+		return "waiting to retry · :Magenta abort stops" + queued
+	case tr.phase == phaseWaiting:
+		return "waiting for " + t.profile.Model + " · :Magenta abort stops" + queued
+	case tr.phase == phaseStreaming:
+		return "streaming · :Magenta abort stops" + queued
+	default:
+		running := len(tr.pending) - len(tr.results)
+		return fmt.Sprintf("running %d tool(s) · :Magenta abort stops%s", running, queued)
+	}
+}
+
+func (t *Thread) statusWord() string {
+	if t.turn == nil {
+		return "idle"
+	}
+	return "busy"
+}

@@ -1,0 +1,103 @@
+package config
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Provider names a wire protocol.
+const (
+	ProviderAnthropic = "anthropic"
+	ProviderOpenAI    = "openai"
+)
+
+// Profile is one model configuration the user can switch to.
+type Profile struct {
+	Name     string `json:"name"`
+	Provider string `json:"provider"`
+	Model    string `json:"model"`
+	// BaseURL overrides the provider's endpoint (a proxy, Ollama,
+	// llama.cpp, vLLM).
+	BaseURL string `json:"baseUrl,omitempty"`
+	// APIKeyEnvVar names the environment variable holding the key.
+	// Empty means the provider's usual one; with an OpenAI-compatible
+	// BaseURL an empty value means no key is needed.
+	APIKeyEnvVar string `json:"apiKeyEnvVar,omitempty"`
+	MaxTokens    int    `json:"maxTokens,omitempty"`
+}
+
+// KeyEnvVar returns the variable to read the API key from and whether a
+// key is required.
+func (p Profile) KeyEnvVar() (name string, required bool) {
+	if p.APIKeyEnvVar != "" {
+		return p.APIKeyEnvVar, true
+	}
+	switch p.Provider {
+	case ProviderAnthropic:
+		return "ANTHROPIC_API_KEY", true
+	default:
+		// Local OpenAI-compatible servers need no key.
+		return "OPENAI_API_KEY", p.BaseURL == ""
+	}
+}
+
+// Options is the part of the user's configuration the host uses.
+type Options struct {
+	Profiles []Profile `json:"profiles"`
+	// SystemPrompt is appended to magenta's own system prompt.
+	SystemPrompt string `json:"systemPrompt,omitempty"`
+	LogLevel     string `json:"logLevel,omitempty"`
+}
+
+// Decode parses options sent by the Lua side (JSON-encoded there, so
+// Lua's empty-table ambiguity does not reach Go) and validates them.
+func Decode(data []byte) (Options, error) {
+	var o Options
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	if err := dec.Decode(&o); err != nil {
+		return Options{}, fmt.Errorf("magenta options: %w", err)
+	}
+	return o, o.Validate()
+}
+
+// Validate reports the first problem, naming the option.
+func (o Options) Validate() error {
+	if len(o.Profiles) == 0 {
+		return fmt.Errorf("magenta options: profiles: at least one profile is required")
+	}
+	seen := map[string]bool{}
+	for i, p := range o.Profiles {
+		where := fmt.Sprintf("magenta options: profiles[%d]", i+1)
+		if p.Name == "" {
+			return fmt.Errorf("%s.name: must be a non-empty string", where)
+		}
+		if seen[p.Name] {
+			return fmt.Errorf("%s.name: %q is used twice", where, p.Name)
+		}
+		seen[p.Name] = true
+		if p.Provider != ProviderAnthropic && p.Provider != ProviderOpenAI {
+			return fmt.Errorf("%s.provider: %q is not one of %q, %q", where, p.Provider, ProviderAnthropic, ProviderOpenAI)
+		}
+		if p.Model == "" {
+			return fmt.Errorf("%s.model: must be a non-empty string", where)
+		}
+		if p.MaxTokens < 0 {
+			return fmt.Errorf("%s.maxTokens: must be positive", where)
+		}
+		if p.BaseURL != "" && !strings.HasPrefix(p.BaseURL, "http://") && !strings.HasPrefix(p.BaseURL, "https://") {
+			return fmt.Errorf("%s.baseUrl: %q must start with http:// or https://", where, p.BaseURL)
+		}
+	}
+	return nil
+}
+
+// Profile returns the profile called name.
+func (o Options) Profile(name string) (Profile, bool) {
+	for _, p := range o.Profiles {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Profile{}, false
+}

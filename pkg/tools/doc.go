@@ -1,0 +1,15 @@
+// Package tools defines the tools the model may call and the registry
+// that runs them.
+//
+// A Tool has a Spec (name, description, JSON schema of its input) and a
+// Run method. Most tools are built with Typed, which infers the schema
+// from a Go parameter struct, validates and decodes the model's input
+// before the tool sees it, and renders the description from an embedded
+// <tool>.md template fed with the same constants the code uses.
+//
+// Tools reach the world only through the capabilities.Environment passed
+// in each Call, and reach their thread only through ThreadControl.
+// A failure the model should react to is a Result with IsError set; a Go
+// error is reserved for failures of the host itself. The registry turns
+// panics into error results, so a broken tool cannot take the host down.
+package tools

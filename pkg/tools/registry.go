@@ -1,0 +1,77 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sort"
+)
+
+// Registry is a set of tools by name. It is built at start-up and read
+// afterwards; reads are safe for concurrent use.
+type Registry struct {
+	tools map[string]Tool
+}
+
+// NewRegistry returns a registry of the given tools; a duplicate name is
+// an error.
+func NewRegistry(ts ...Tool) (*Registry, error) {
+	r := &Registry{tools: make(map[string]Tool, len(ts))}
+	for _, t := range ts {
+		name := t.Spec().Name
+		if _, dup := r.tools[name]; dup {
+			return nil, fmt.Errorf("tools: %q registered twice", name)
+		}
+		r.tools[name] = t
+	}
+	return r, nil
+}
+
+// Default returns the registry of every built-in tool.
+func Default() *Registry {
+	r, err := NewRegistry(ThreadTitle())
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
+// Specs lists the tools' specs sorted by name, so requests are stable.
+func (r *Registry) Specs() []Spec {
+	specs := make([]Spec, 0, len(r.tools))
+	for _, t := range r.tools {
+		specs = append(specs, t.Spec())
+	}
+	sort.Slice(specs, func(i, j int) bool { return specs[i].Name < specs[j].Name })
+	return specs
+}
+
+// Run runs the named tool. An unknown name, a panic in the tool, or a
+// cancelled context become error results the model can read.
+func (r *Registry) Run(ctx context.Context, name string, call Call) (res Result) {
+	t, ok := r.tools[name]
+	if !ok {
+		return Errorf(fmt.Sprintf("unknown tool %q; available tools: %v", name, r.names()))
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			slog.Error("tool panicked", "tool", name, "panic", p, "stack", string(debug.Stack()))
+			res = Errorf(fmt.Sprintf("tool %s failed with an internal error (%v); this is a bug in magenta, not in your input", name, p))
+		}
+	}()
+	res = t.Run(ctx, call)
+	if ctx.Err() != nil && !res.IsError {
+		return Errorf(fmt.Sprintf("tool %s was aborted by the user", name))
+	}
+	return res
+}
+
+func (r *Registry) names() []string {
+	names := make([]string, 0, len(r.tools))
+	for n := range r.tools {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

@@ -1,0 +1,57 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/magenta-nvim/magenta/pkg/capabilities"
+)
+
+// Spec describes a tool to the model.
+type Spec struct {
+	Name        string
+	Description string
+	InputSchema json.RawMessage
+}
+
+// ThreadControl is what a tool may change in the thread that called it.
+// Implementations are safe for concurrent use: they enqueue a message to
+// the thread's owner goroutine.
+type ThreadControl interface {
+	SetTitle(title string)
+}
+
+// Call is one invocation of a tool.
+type Call struct {
+	ID       string // the provider's tool-use id
+	ThreadID string
+	Input    json.RawMessage
+	Env      *capabilities.Environment
+	Thread   ThreadControl
+}
+
+// Image is an image a tool returns to the model.
+type Image struct {
+	MediaType string
+	Data      []byte
+}
+
+// Result is what the model gets back.
+type Result struct {
+	Text    string
+	Images  []Image
+	IsError bool
+	// Summary is a one-line description for the chat UI; empty means the
+	// UI shows the first line of Text.
+	Summary string
+}
+
+// Errorf returns an error result.
+func Errorf(text string) Result { return Result{Text: text, IsError: true} }
+
+// Tool is something the model can call. Run must return when ctx is
+// cancelled, and must be safe to call from several goroutines.
+type Tool interface {
+	Spec() Spec
+	Run(ctx context.Context, call Call) Result
+}
