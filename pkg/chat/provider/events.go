@@ -6,9 +6,11 @@ import "time"
 // are TextDelta, ToolUseStart, ToolUseDelta and Retrying.
 type Event interface{ isEvent() }
 
-// TextDelta is a piece of assistant text. Index is the position of the
-// text block within the assistant message, so consecutive deltas with the
-// same Index belong to the same block.
+// TextDelta is a piece of assistant text. Index identifies the block the
+// delta belongs to within one stream: deltas with the same Index extend
+// the same block, and blocks appear in increasing Index order. It groups
+// events only; it need not equal the block's position in
+// Response.Message (adapters skip blocks such as thinking).
 type TextDelta struct {
 	Index int
 	Text  string

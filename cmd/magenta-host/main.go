@@ -1,0 +1,81 @@
+// Command magenta-host is magenta's Neovim remote-plugin host. Neovim
+// starts it (lua/magenta/host.lua, through remote#host#Register) and
+// talks msgpack-RPC over its stdin and stdout; it logs to a file.
+//
+//	magenta-host --manifest magenta   print the remote-plugin manifest
+//	magenta-host --version            print the version
+//	magenta-host [--log FILE]         serve Neovim on stdio
+package main
+
+import (
+	"flag"
+	"fmt"
+	"log"
+	"log/slog"
+	"os"
+
+	"github.com/neovim/go-client/nvim"
+	"github.com/neovim/go-client/nvim/plugin"
+
+	"github.com/magenta-nvim/magenta/pkg/chat/backend"
+	"github.com/magenta-nvim/magenta/pkg/chat/provider"
+	"github.com/magenta-nvim/magenta/pkg/host"
+)
+
+// version is set by the Makefile (-ldflags "-X main.version=...").
+var version = "dev"
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	fs := flag.NewFlagSet("magenta-host", flag.ContinueOnError)
+	manifest := fs.String("manifest", "", "print the remote-plugin manifest for `host` and exit")
+	showVersion := fs.Bool("version", false, "print the version and exit")
+	logPath := fs.String("log", "", "log to `file` (default: stderr)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	switch {
+	case *manifest != "":
+		os.Stdout.Write(host.Manifest(*manifest))
+		return 0
+	case *showVersion:
+		fmt.Println(version)
+		return 0
+	}
+	closer, err := host.OpenLog(*logPath)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "magenta-host:", err)
+		return 1
+	}
+	defer closer.Close()
+	if err := serve(*logPath); err != nil {
+		slog.Error("serve ended", "err", err)
+		return 1
+	}
+	return 0
+}
+
+func serve(logPath string) error {
+	// stdout is the RPC pipe: anything else printing to it would corrupt
+	// the stream, so the standard logger goes to the log too.
+	stdout := os.Stdout
+	os.Stdout = os.Stderr
+	log.SetOutput(slog.NewLogLogger(slog.Default().Handler(), slog.LevelWarn).Writer())
+	v, err := nvim.New(os.Stdin, stdout, stdout, func(format string, args ...any) {
+		slog.Warn("rpc: " + fmt.Sprintf(format, args...))
+	})
+	if err != nil {
+		return err
+	}
+	h := host.New(v, host.Options{
+		Version: version, LogPath: logPath,
+		NewProvider: backend.Factory(os.Getenv, provider.DefaultRetryPolicy),
+	})
+	defer h.Close()
+	host.Register(plugin.New(v), h)
+	slog.Info("magenta-host serving", "version", version, "pid", os.Getpid())
+	return v.Serve()
+}

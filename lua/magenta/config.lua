@@ -1,0 +1,201 @@
+-- Options: documented defaults, validation that names the offending key,
+-- and the part of the options the host reads (as JSON, so Lua's
+-- empty-table ambiguity never reaches Go).
+local M = {}
+
+M.defaults = {
+  profiles = {
+    {
+      name = "claude-sonnet",
+      provider = "anthropic",
+      model = "claude-sonnet-4-5",
+      apiKeyEnvVar = "ANTHROPIC_API_KEY",
+    },
+  },
+  sidebar = {
+    position = "right", -- "left", "right", "above", "below" or "tab"
+    width = 0.4, -- columns, or a fraction of the editor (left / right)
+    height = 0.4, -- lines, or a fraction of the editor (above / below)
+    inputHeight = 8, -- lines of the input window
+  },
+  keymaps = {
+    global = {
+      toggle = "<leader>mt",
+      new_thread = "<leader>mn",
+      threads = "<leader>ml",
+      abort = "<leader>ma",
+    },
+    input = { send = "<CR>" },
+    display = { activate = "<CR>", toggle = "=" },
+  },
+  systemPrompt = nil,
+  logLevel = "info",
+  host = {
+    binary = nil, -- default: <plugin>/bin/magenta-host
+    logFile = nil, -- default: stdpath("log") (or "cache" on 0.7)/magenta.log
+  },
+}
+
+-- The shape of the options: a type name per key; tables describe nested
+-- tables; `list` describes every element of a list.
+local profile_schema = {
+  name = "string",
+  provider = { enum = { "anthropic", "openai" } },
+  model = "string",
+  baseUrl = "string",
+  apiKeyEnvVar = "string",
+  maxTokens = "number",
+}
+local required_profile_keys = { "name", "provider", "model" }
+local keymap = "string|false"
+
+local schema = {
+  profiles = { list = profile_schema },
+  sidebar = {
+    position = { enum = { "left", "right", "above", "below", "tab" } },
+    width = "number",
+    height = "number",
+    inputHeight = "number",
+  },
+  keymaps = {
+    _or_false = true,
+    global = {
+      _or_false = true,
+      toggle = keymap,
+      new_thread = keymap,
+      threads = keymap,
+      abort = keymap,
+    },
+    input = { _or_false = true, send = keymap },
+    display = { _or_false = true, activate = keymap, toggle = keymap },
+  },
+  systemPrompt = "string",
+  logLevel = { enum = { "debug", "info", "warn", "error" } },
+  host = { binary = "string", logFile = "string" },
+}
+
+local function type_ok(expected, value)
+  for t in expected:gmatch("[^|]+") do
+    if t == "false" and value == false then
+      return true
+    end
+    if type(value) == t then
+      return true
+    end
+  end
+  return false
+end
+
+local function check(path, spec, value)
+  if type(spec) == "string" then
+    if not type_ok(spec, value) then
+      return string.format("option '%s' must be %s, got %s", path, spec:gsub("|", " or "), type(value))
+    end
+    return nil
+  end
+  if spec.enum then
+    for _, v in ipairs(spec.enum) do
+      if v == value then
+        return nil
+      end
+    end
+    return string.format("option '%s' must be one of %s, got %s", path, table.concat(spec.enum, ", "), vim.inspect(value))
+  end
+  if value == false and spec._or_false then
+    return nil
+  end
+  if type(value) ~= "table" then
+    return string.format("option '%s' must be a table, got %s", path, type(value))
+  end
+  if spec.list then
+    if #value == 0 then
+      return string.format("option '%s' must be a non-empty list", path)
+    end
+    for k in pairs(value) do
+      if type(k) ~= "number" then
+        return string.format("option '%s' must be a list, but has the key '%s'", path, tostring(k))
+      end
+    end
+    for i, item in ipairs(value) do
+      local err = check(string.format("%s[%d]", path, i), spec.list, item)
+      if err then
+        return err
+      end
+      if spec.list == profile_schema then
+        for _, key in ipairs(required_profile_keys) do
+          if item[key] == nil then
+            return string.format("option '%s[%d].%s' is required", path, i, key)
+          end
+        end
+      end
+    end
+    return nil
+  end
+  for k, v in pairs(value) do
+    local sub = spec[k]
+    if sub == nil or k == "_or_false" then
+      return string.format("unknown option '%s%s'", path == "" and "" or path .. ".", tostring(k))
+    end
+    local err = check(path == "" and k or path .. "." .. k, sub, v)
+    if err then
+      return err
+    end
+  end
+  return nil
+end
+
+--- Validates user options; returns an error message or nil.
+function M.validate(opts)
+  if opts == nil then
+    return nil
+  end
+  return check("", schema, opts)
+end
+
+-- A list replaces the default list; a dictionary is merged key by key.
+local function merge(defaults, user)
+  if type(user) ~= "table" or type(defaults) ~= "table" or #user > 0 then
+    if user == nil then
+      return vim.deepcopy(defaults)
+    end
+    return vim.deepcopy(user)
+  end
+  local out = vim.deepcopy(defaults)
+  for k, v in pairs(user) do
+    out[k] = merge(defaults[k], v)
+  end
+  return out
+end
+
+M.options = vim.deepcopy(M.defaults)
+
+--- Validates and merges opts over the defaults. Returns nil and an error
+--- message when they are invalid (the previous options stay).
+function M.set(opts)
+  local err = M.validate(opts)
+  if err then
+    return nil, "magenta: " .. err
+  end
+  M.options = merge(M.defaults, opts or {})
+  return M.options
+end
+
+--- The options the host uses, JSON-encoded.
+function M.for_host()
+  local o = M.options
+  return vim.json.encode({
+    profiles = o.profiles,
+    systemPrompt = o.systemPrompt,
+    logLevel = o.logLevel,
+  })
+end
+
+function M.profile_names()
+  local names = {}
+  for _, p in ipairs(M.options.profiles) do
+    names[#names + 1] = p.name
+  end
+  return names
+end
+
+return M

@@ -1,0 +1,195 @@
+-- The host process: registered with Neovim's remote-plugin machinery
+-- (remote#host#Register + the manifest in rplugin/magenta.vim), started
+-- lazily on the first request, and replaced by a fresh one after it dies.
+local config = require("magenta.config")
+
+local M = {}
+
+M.HOST = "magenta"
+M.EVENT = "0:function:MagentaEvent"
+M.REQUEST = "0:function:MagentaRequest"
+
+local state = {
+  registered = false,
+  job = nil, -- job id of the host we started
+  fixed = nil, -- a channel given by use_channel (tests)
+  attached = nil, -- the channel we sent "attach" to
+  stopping = false,
+  stderr = {},
+}
+
+local root = vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h:h:h")
+
+function M.root()
+  return root
+end
+
+function M.binary()
+  return config.options.host.binary or (root .. "/bin/magenta-host")
+end
+
+function M.log_file()
+  if config.options.host.logFile then
+    return config.options.host.logFile
+  end
+  local ok, dir = pcall(vim.fn.stdpath, "log")
+  if not ok then
+    dir = vim.fn.stdpath("cache") -- Neovim 0.7 has no "log"
+  end
+  return dir .. "/magenta.log"
+end
+
+local function register(factory)
+  if not state.registered then
+    vim.cmd("source " .. vim.fn.fnameescape(root .. "/rplugin/magenta.vim"))
+    state.registered = true
+  end
+  vim.fn["magenta#host#register"](factory)
+end
+
+-- Forget the current host so the next request starts a new one.
+local function reset()
+  state.job, state.attached = nil, nil
+  if state.fixed == nil then
+    register(0)
+  end
+end
+
+--- Called by the remote#host factory (autoload/magenta/host.vim).
+--- Returns the channel id, or 0 when the host cannot start.
+function M.start()
+  local bin = M.binary()
+  if vim.fn.executable(bin) ~= 1 then
+    vim.schedule(function()
+      reset()
+      vim.notify(
+        "magenta: the host binary " .. bin .. " is missing. Build it with `make` in " .. root
+          .. " (plugin managers: build = \"make\").",
+        vim.log.levels.ERROR
+      )
+    end)
+    return 0
+  end
+  state.stderr, state.stopping = {}, false
+  local job
+  job = vim.fn.jobstart({ bin, "--log", M.log_file() }, {
+    rpc = true,
+    on_stderr = function(_, data)
+      for _, line in ipairs(data or {}) do
+        if line ~= "" then
+          table.insert(state.stderr, line)
+          if #state.stderr > 50 then
+            table.remove(state.stderr, 1)
+          end
+        end
+      end
+    end,
+    on_exit = function(_, code)
+      if state.job ~= job then
+        return
+      end
+      local expected = state.stopping or vim.v.exiting ~= vim.NIL
+      reset()
+      if not expected then
+        local last = state.stderr[#state.stderr]
+        vim.notify(
+          string.format(
+            "magenta: the host exited (code %d)%s. The next :Magenta command starts a new one. Log: %s",
+            code,
+            last and (": " .. last) or "",
+            M.log_file()
+          ),
+          vim.log.levels.ERROR
+        )
+      end
+    end,
+  })
+  if job <= 0 then
+    vim.schedule(function()
+      reset()
+      vim.notify("magenta: could not start " .. bin, vim.log.levels.ERROR)
+    end)
+    return 0
+  end
+  state.job = job
+  return job
+end
+
+--- Use an existing channel instead of starting a host (the test harness
+--- serves the host's handlers in-process on its own connection).
+function M.use_channel(chan)
+  state.fixed = chan
+  state.attached = nil
+  register(chan)
+end
+
+--- The host's channel, starting the host when needed; nil when it
+--- cannot start.
+function M.channel()
+  if not state.registered then
+    register(0)
+  end
+  local ok, chan = pcall(vim.fn["remote#host#Require"], M.HOST)
+  if not ok or chan == 0 then
+    if ok then
+      reset()
+    end
+    return nil
+  end
+  if state.attached ~= chan then
+    state.attached = chan
+    local payload = require("magenta.sidebar").attach_payload()
+    payload.options = config.for_host()
+    payload.cwd = vim.fn.getcwd()
+    vim.rpcnotify(chan, M.EVENT, { "attach", payload })
+  end
+  return chan
+end
+
+--- Sends an event to the host. Returns true when it was sent.
+function M.notify(name, payload)
+  local chan = M.channel()
+  if not chan then
+    return false
+  end
+  local ok, err = pcall(vim.rpcnotify, chan, M.EVENT, { name, payload or vim.empty_dict() })
+  if not ok then
+    reset()
+    vim.notify("magenta: could not reach the host: " .. tostring(err), vim.log.levels.ERROR)
+  end
+  return ok
+end
+
+--- Sends an event only if a host is running (never starts one).
+function M.notify_if_running(name, payload)
+  if state.attached then
+    pcall(vim.rpcnotify, state.attached, M.EVENT, { name, payload or vim.empty_dict() })
+  end
+end
+
+--- A synchronous request; returns the result, or nil and an error.
+function M.request(name, payload)
+  local chan = M.channel()
+  if not chan then
+    return nil, "the host is not running"
+  end
+  local ok, res = pcall(vim.rpcrequest, chan, M.REQUEST, { name, payload or vim.empty_dict() })
+  if not ok then
+    return nil, tostring(res)
+  end
+  return res
+end
+
+function M.running()
+  return state.attached ~= nil
+end
+
+--- Stops the host; the next request starts a new one.
+function M.stop()
+  if state.job then
+    state.stopping = true
+    vim.fn.jobstop(state.job)
+  end
+end
+
+return M

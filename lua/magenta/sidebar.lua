@@ -1,0 +1,214 @@
+-- The chat sidebar: a read-only display buffer the host draws, and an
+-- input buffer the user types into. The buffers outlive their windows,
+-- so toggling never loses what was typed.
+local config = require("magenta.config")
+
+local M = {}
+
+M.DISPLAY_NAME = "magenta://display"
+M.INPUT_NAME = "magenta://input"
+
+local state = { display = nil, input = nil, tab = nil }
+
+local api = vim.api
+
+local function valid(buf)
+  return buf ~= nil and api.nvim_buf_is_valid(buf)
+end
+
+local function host()
+  return require("magenta.host")
+end
+
+local function scratch(name, role)
+  local existing = vim.fn.bufnr("^" .. name .. "$")
+  local buf = existing > 0 and existing or api.nvim_create_buf(false, true)
+  if existing <= 0 then
+    api.nvim_buf_set_name(buf, name)
+  end
+  vim.bo[buf].buftype = "nofile"
+  vim.bo[buf].bufhidden = "hide"
+  vim.bo[buf].swapfile = false
+  api.nvim_buf_set_var(buf, "magenta_role", role)
+  return buf
+end
+
+local function map(buf, lhs, fn, desc)
+  if lhs and lhs ~= false then
+    vim.keymap.set("n", lhs, fn, { buffer = buf, nowait = true, silent = true, desc = desc })
+  end
+end
+
+local function create_display()
+  local buf = scratch(M.DISPLAY_NAME, "display")
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].undolevels = -1
+  vim.bo[buf].filetype = "magenta"
+  vim.bo[buf].syntax = "markdown"
+  local keys = config.options.keymaps and config.options.keymaps.display or {}
+  for key, lhs in pairs(keys or {}) do
+    map(buf, lhs, function()
+      local line = api.nvim_win_get_cursor(0)[1] - 1
+      host().notify("key", { key = key, line = line })
+    end, "magenta: " .. key)
+  end
+  api.nvim_create_autocmd("BufWipeout", {
+    buffer = buf,
+    once = true,
+    callback = function()
+      state.display = nil
+      host().notify_if_running("display", { buf = 0 })
+    end,
+  })
+  return buf
+end
+
+local function create_input()
+  local buf = scratch(M.INPUT_NAME, "input")
+  vim.bo[buf].filetype = "magenta-input"
+  vim.bo[buf].syntax = "markdown"
+  local keys = config.options.keymaps and config.options.keymaps.input or {}
+  map(buf, keys and keys.send, M.send, "magenta: send")
+  api.nvim_create_autocmd("BufWipeout", {
+    buffer = buf,
+    once = true,
+    callback = function()
+      state.input = nil
+    end,
+  })
+  return buf
+end
+
+local function ensure_buffers()
+  local fresh = false
+  if not valid(state.display) then
+    state.display = create_display()
+    fresh = true
+  end
+  if not valid(state.input) then
+    state.input = create_input()
+  end
+  return fresh
+end
+
+function M.display_buf()
+  return valid(state.display) and state.display or nil
+end
+
+function M.input_buf()
+  return valid(state.input) and state.input or nil
+end
+
+local function wins_of(buf)
+  if not valid(buf) then
+    return {}
+  end
+  return vim.fn.win_findbuf(buf)
+end
+
+function M.is_open()
+  return #wins_of(state.display) > 0 or #wins_of(state.input) > 0
+end
+
+--- What the host needs to know about the sidebar when it (re)starts.
+function M.attach_payload()
+  return { display = M.display_buf() or 0 }
+end
+
+local function size(value, total)
+  if value <= 1 then
+    return math.max(1, math.floor(total * value))
+  end
+  return math.floor(value)
+end
+
+local function style(win, fixed)
+  vim.wo[win].wrap = true
+  vim.wo[win].linebreak = true
+  vim.wo[win].number = false
+  vim.wo[win].relativenumber = false
+  vim.wo[win].signcolumn = "no"
+  vim.wo[win].foldcolumn = "0"
+  vim.wo[win].spell = false
+  if fixed == "width" then
+    vim.wo[win].winfixwidth = true
+  elseif fixed == "height" then
+    vim.wo[win].winfixheight = true
+  end
+end
+
+function M.open()
+  if M.is_open() then
+    return
+  end
+  local fresh = ensure_buffers()
+  require("magenta.ui").define_highlights()
+  local opts = config.options.sidebar
+  local pos = opts.position
+  if pos == "tab" then
+    vim.cmd("tabnew")
+    state.tab = api.nvim_get_current_tabpage()
+    api.nvim_win_set_buf(0, state.display)
+  elseif pos == "left" or pos == "right" then
+    vim.cmd((pos == "left" and "topleft" or "botright") .. " vertical sbuffer " .. state.display)
+    api.nvim_win_set_width(0, size(opts.width, vim.o.columns))
+  else
+    vim.cmd((pos == "above" and "topleft" or "botright") .. " sbuffer " .. state.display)
+    api.nvim_win_set_height(0, size(opts.height, vim.o.lines))
+  end
+  local display_win = api.nvim_get_current_win()
+  style(display_win, (pos == "left" or pos == "right") and "width" or nil)
+  vim.cmd("belowright sbuffer " .. state.input)
+  local input_win = api.nvim_get_current_win()
+  api.nvim_win_set_height(input_win, opts.inputHeight)
+  style(input_win, "height")
+  -- Start at the end of the conversation.
+  api.nvim_win_set_cursor(display_win, { api.nvim_buf_line_count(state.display), 0 })
+  if fresh then
+    host().notify("display", { buf = state.display })
+  else
+    host().channel() -- start the host if it is not running
+  end
+end
+
+function M.close()
+  if state.tab and api.nvim_tabpage_is_valid(state.tab) and #api.nvim_list_tabpages() > 1 then
+    local nr = api.nvim_tabpage_get_number(state.tab)
+    vim.cmd("tabclose " .. nr)
+    state.tab = nil
+    return
+  end
+  for _, buf in ipairs({ state.display, state.input }) do
+    for _, win in ipairs(wins_of(buf)) do
+      if #api.nvim_list_wins() > 1 then
+        api.nvim_win_close(win, false)
+      else
+        -- The sidebar is all that is left: show an empty buffer instead.
+        api.nvim_win_set_buf(win, api.nvim_create_buf(true, false))
+      end
+    end
+  end
+end
+
+function M.toggle()
+  if M.is_open() then
+    M.close()
+  else
+    M.open()
+  end
+end
+
+--- Sends what the input buffer holds, and clears it once the host has it.
+function M.send()
+  ensure_buffers()
+  local lines = api.nvim_buf_get_lines(state.input, 0, -1, false)
+  local text = table.concat(lines, "\n")
+  if vim.trim(text) == "" then
+    return
+  end
+  if host().notify("send", { text = text }) then
+    api.nvim_buf_set_lines(state.input, 0, -1, false, {})
+  end
+end
+
+return M

@@ -1,0 +1,77 @@
+-- Applies the host's frames to the display buffer, and shows its
+-- notifications. Called over RPC (nvim_exec_lua), once per frame.
+local M = {}
+
+M.ns = vim.api.nvim_create_namespace("magenta")
+
+local links = {
+  MagentaTitle = "Title",
+  MagentaMeta = "Comment",
+  MagentaUser = "Statement",
+  MagentaAssistant = "Function",
+  MagentaTool = "Special",
+  MagentaToolOk = "DiagnosticOk",
+  MagentaToolError = "DiagnosticError",
+  MagentaError = "ErrorMsg",
+  MagentaWarning = "WarningMsg",
+  MagentaStatus = "NonText",
+  MagentaSelected = "Visual",
+}
+
+local defined = false
+
+--- Links magenta's highlight groups to standard ones unless the colour
+--- scheme defines them.
+function M.define_highlights()
+  if defined then
+    return
+  end
+  defined = true
+  for group, target in pairs(links) do
+    if target == "DiagnosticOk" and vim.fn.hlexists("DiagnosticOk") == 0 then
+      target = "DiffAdd" -- DiagnosticOk is 0.9+
+    end
+    vim.cmd(string.format("highlight default link %s %s", group, target))
+  end
+end
+
+--- Replaces lines [s, e) of buf (e = -1: to the end) with lines, and
+--- highlights them; hls holds {line (relative to s), start, end, group}.
+--- Windows whose cursor was on the last line keep following the end.
+function M.apply(buf, s, e, lines, hls)
+  if not vim.api.nvim_buf_is_valid(buf) then
+    return false
+  end
+  local last = vim.api.nvim_buf_line_count(buf)
+  local follow = {}
+  for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+    if vim.api.nvim_win_get_cursor(win)[1] >= last then
+      follow[#follow + 1] = win
+    end
+  end
+  vim.api.nvim_buf_clear_namespace(buf, M.ns, s, e)
+  vim.bo[buf].modifiable = true
+  local ok, err = pcall(vim.api.nvim_buf_set_lines, buf, s, e, false, lines)
+  vim.bo[buf].modifiable = false
+  if not ok then
+    error(err)
+  end
+  for _, h in ipairs(hls) do
+    vim.api.nvim_buf_add_highlight(buf, M.ns, h[4], s + h[1], h[2], h[3])
+  end
+  if #follow > 0 then
+    local n = vim.api.nvim_buf_line_count(buf)
+    for _, win in ipairs(follow) do
+      if vim.api.nvim_win_is_valid(win) then
+        vim.api.nvim_win_set_cursor(win, { n, 0 })
+      end
+    end
+  end
+  return true
+end
+
+function M.notify(msg, level)
+  vim.notify(msg, vim.log.levels[string.upper(level or "info")] or vim.log.levels.INFO)
+end
+
+return M

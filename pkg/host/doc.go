@@ -1,0 +1,17 @@
+// Package host is the RPC edge between Neovim and the chat core.
+//
+// Neovim calls two remote functions, declared in the manifest the binary
+// generates (rplugin/magenta.vim): MagentaEvent, a notification carrying
+// an event name and a payload, and MagentaRequest, a synchronous request
+// for the few things Lua must wait for (the host version). Event handlers
+// only decode and enqueue: go-client runs notification handlers one at a
+// time, so a handler that blocked would freeze every later one.
+//
+// Renderer is the other direction: it keeps the latest frame each thread
+// published, and on its own goroutine applies the difference to the
+// display buffer with one nvim_exec_lua call per frame, at most one frame
+// every FrameInterval, so streaming never floods the editor.
+//
+// Every handler and goroutine here recovers panics and reports them: the
+// host lives as long as the editor and must never take it down.
+package host

@@ -1,0 +1,24 @@
+package host
+
+import (
+	"github.com/neovim/go-client/nvim"
+
+	"github.com/magenta-nvim/magenta/pkg/chat"
+	"github.com/magenta-nvim/magenta/pkg/chat/view"
+)
+
+// nvimEditor applies edits through lua/magenta/ui.lua: one nvim_exec_lua
+// request per frame carries the lines and their highlights, and the Lua
+// side keeps windows that were following the end at the end.
+type nvimEditor struct{ nv *nvim.Nvim }
+
+const applyLua = `return require('magenta.ui').apply(...)`
+
+func (e *nvimEditor) ApplyEdit(buf int, ed view.Edit) error {
+	texts, hls := luaEdit(ed)
+	return e.nv.ExecLua(applyLua, nil, buf, ed.Start, ed.End, texts, hls)
+}
+
+func (e *nvimEditor) Notify(msg string, level chat.Level) error {
+	return e.nv.ExecLua(`require('magenta.ui').notify(...)`, nil, msg, levelName(level))
+}

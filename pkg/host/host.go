@@ -1,0 +1,217 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"runtime/debug"
+	"sync"
+
+	"github.com/neovim/go-client/nvim"
+	"github.com/neovim/go-client/nvim/plugin"
+
+	"github.com/magenta-nvim/magenta/pkg/capabilities"
+	"github.com/magenta-nvim/magenta/pkg/chat"
+	"github.com/magenta-nvim/magenta/pkg/config"
+	"github.com/magenta-nvim/magenta/pkg/tools"
+)
+
+// Names of the remote functions in the manifest.
+const (
+	EventFunction   = "MagentaEvent"
+	RequestFunction = "MagentaRequest"
+)
+
+// Options configures a Host.
+type Options struct {
+	Version string
+	LogPath string
+	// NewProvider builds providers; tests inject a scripted fake.
+	NewProvider chat.ProviderFactory
+	// Tools defaults to tools.Default().
+	Tools *tools.Registry
+}
+
+// Host serves one Neovim connection.
+type Host struct {
+	opts     Options
+	nv       *nvim.Nvim
+	ctx      context.Context
+	cancel   context.CancelFunc
+	renderer *Renderer
+
+	mu      sync.Mutex
+	app     *chat.App
+	initErr error
+}
+
+// New returns a host for the connection nv.
+func New(nv *nvim.Nvim, opts Options) *Host {
+	if opts.Tools == nil {
+		opts.Tools = tools.Default()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Host{opts: opts, nv: nv, ctx: ctx, cancel: cancel, renderer: NewRenderer(&nvimEditor{nv})}
+}
+
+// Register declares the host's remote functions on p. h may be nil when
+// p only generates the manifest.
+func Register(p *plugin.Plugin, h *Host) {
+	p.HandleFunction(&plugin.FunctionOptions{Name: EventFunction}, func(args []any) {
+		h.onEvent(args)
+	})
+	p.HandleFunction(&plugin.FunctionOptions{Name: RequestFunction}, func(args []any) (any, error) {
+		return h.onRequest(args)
+	})
+}
+
+// Manifest returns the remote-plugin manifest for hostName.
+func Manifest(hostName string) []byte {
+	p := plugin.New(nil)
+	Register(p, nil)
+	return p.Manifest(hostName)
+}
+
+// Close stops the threads and the renderer.
+func (h *Host) Close() {
+	h.mu.Lock()
+	app := h.app
+	h.mu.Unlock()
+	if app != nil {
+		app.Close()
+	}
+	h.cancel()
+	h.renderer.Close()
+}
+
+// App returns the app once attached (tests).
+func (h *Host) App() *chat.App {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.app
+}
+
+// Renderer returns the host's renderer (tests, benchmarks).
+func (h *Host) Renderer() *Renderer { return h.renderer }
+
+// recoverTo turns a panic in a handler into a log entry and a message to
+// the user; the connection and the editor go on.
+func (h *Host) recoverTo(where string) {
+	if p := recover(); p != nil {
+		slog.Error("handler panicked", "where", where, "panic", p, "stack", string(debug.Stack()))
+		h.renderer.Notify(fmt.Sprintf("magenta: internal error in %s (a bug; see %s): %v", where, h.opts.LogPath, p), chat.LevelError)
+	}
+}
+
+func (h *Host) onEvent(args []any) {
+	defer h.recoverTo("event")
+	ev, err := decodeEvent(args)
+	if err != nil {
+		slog.Warn("bad event", "err", err)
+		h.renderer.Notify("magenta: "+err.Error(), chat.LevelError)
+		return
+	}
+	slog.Debug("event", "name", ev.name)
+	if ev.name == "attach" {
+		h.attach(ev)
+		return
+	}
+	if ev.name == "display" {
+		h.renderer.SetBuffer(ev.int("buf"))
+		if app := h.App(); app != nil {
+			app.Refresh()
+		}
+		return
+	}
+	h.mu.Lock()
+	app, initErr := h.app, h.initErr
+	h.mu.Unlock()
+	if app == nil {
+		if initErr == nil {
+			initErr = errorf("the host was not attached yet; run :Magenta toggle")
+		}
+		h.renderer.Notify(initErr.Error(), chat.LevelError)
+		return
+	}
+	h.dispatch(app, ev)
+}
+
+func (h *Host) dispatch(app *chat.App, ev event) {
+	switch ev.name {
+	case "send":
+		app.Send(ev.str("text"))
+	case "abort":
+		app.Abort()
+	case "new_thread":
+		app.NewThread()
+	case "threads":
+		app.ShowThreads()
+	case "thread":
+		app.SelectThread(ev.str("id"))
+	case "profile":
+		app.SetProfile(ev.str("name"))
+	case "key":
+		app.Key(viewKey(ev.str("key")), ev.int("line"))
+	default:
+		h.renderer.Notify(fmt.Sprintf("magenta: unknown event %q", ev.name), chat.LevelError)
+	}
+}
+
+// attach configures the host from the options Lua sends when it starts
+// a host (and again after a restart).
+func (h *Host) attach(ev event) {
+	h.renderer.SetBuffer(ev.int("display"))
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.app != nil {
+		h.app.Refresh()
+		return
+	}
+	opts, err := config.Decode([]byte(ev.str("options")))
+	if err != nil {
+		h.initErr = err
+		h.renderer.Notify(err.Error(), chat.LevelError)
+		return
+	}
+	setLogLevel(opts.LogLevel)
+	cwd := ev.str("cwd")
+	env, err := capabilities.NewLocal(cwd)
+	if err != nil {
+		h.initErr = err
+		h.renderer.Notify("magenta: "+err.Error(), chat.LevelError)
+		return
+	}
+	app, err := chat.NewApp(h.ctx, opts, chat.AppDeps{
+		Screen: h.renderer, Tools: h.opts.Tools, Env: env,
+		NewProvider:  h.opts.NewProvider,
+		SystemPrompt: chat.SystemPrompt(env.Cwd, opts.SystemPrompt),
+	})
+	if err != nil {
+		h.initErr = err
+		h.renderer.Notify(err.Error(), chat.LevelError)
+		return
+	}
+	h.app, h.initErr = app, nil
+	slog.Info("attached", "cwd", env.Cwd, "profiles", len(opts.Profiles))
+}
+
+func (h *Host) onRequest(args []any) (result any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			slog.Error("request panicked", "panic", p, "stack", string(debug.Stack()))
+			result, err = nil, errorf("internal error: %v", p)
+		}
+	}()
+	ev, err := decodeEvent(args)
+	if err != nil {
+		return nil, err
+	}
+	switch ev.name {
+	case "version":
+		return map[string]any{"version": h.opts.Version, "pid": os.Getpid(), "log": h.opts.LogPath}, nil
+	case "ping":
+		return "pong", nil
+	}
+	return nil, errorf("unknown request %q", ev.name)
+}

@@ -1,0 +1,216 @@
+package host
+
+import (
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/magenta-nvim/magenta/pkg/chat"
+	"github.com/magenta-nvim/magenta/pkg/chat/view"
+)
+
+// FrameInterval is the shortest time between two applied frames: streamed
+// deltas arriving faster are coalesced into one buffer update.
+const FrameInterval = 30 * time.Millisecond
+
+// Editor is what the renderer needs from Neovim. The real one calls Lua
+// over RPC; tests and benchmarks may record instead.
+type Editor interface {
+	// ApplyEdit replaces lines [start, end) of buf (end -1: to the end).
+	ApplyEdit(buf int, e view.Edit) error
+	Notify(msg string, level chat.Level) error
+}
+
+// Renderer implements chat.Screen. Its methods are safe for concurrent use
+// and never block on Neovim: the RPC happens on the renderer goroutine.
+type Renderer struct {
+	editor Editor
+
+	mu      sync.Mutex
+	frames  map[string]*view.Frame
+	shown   string
+	buf     int
+	applied *view.Frame // what buf shows now; nil when unknown
+	appKey  string
+	appBuf  int
+	notes   []note
+	wake    chan struct{}
+	stop    chan struct{}
+	done    chan struct{}
+}
+
+type note struct {
+	msg   string
+	level chat.Level
+}
+
+// NewRenderer starts a renderer applying frames through editor.
+func NewRenderer(editor Editor) *Renderer {
+	r := &Renderer{
+		editor: editor, frames: map[string]*view.Frame{},
+		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
+	}
+	go r.run()
+	return r
+}
+
+// Publish stores f as the latest frame for key.
+func (r *Renderer) Publish(key string, f *view.Frame) {
+	r.mu.Lock()
+	r.frames[key] = f
+	shown := key == r.shown
+	r.mu.Unlock()
+	if shown {
+		r.poke()
+	}
+}
+
+// Show selects the key the display buffer shows.
+func (r *Renderer) Show(key string) {
+	r.mu.Lock()
+	r.shown = key
+	r.mu.Unlock()
+	r.poke()
+}
+
+// SetBuffer sets the display buffer (0: none). Its content is unknown,
+// so the next frame redraws it whole.
+func (r *Renderer) SetBuffer(buf int) {
+	r.mu.Lock()
+	r.buf, r.applied = buf, nil
+	r.mu.Unlock()
+	r.poke()
+}
+
+// BindingAt resolves key on the frame the user sees.
+func (r *Renderer) BindingAt(line int, key view.Key) (view.Action, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.applied == nil {
+		return view.Action{}, false
+	}
+	return r.applied.BindingAt(line, key)
+}
+
+// Notify queues a message for vim.notify.
+func (r *Renderer) Notify(msg string, level chat.Level) {
+	r.mu.Lock()
+	r.notes = append(r.notes, note{msg, level})
+	r.mu.Unlock()
+	r.poke()
+}
+
+// Close stops the renderer goroutine.
+func (r *Renderer) Close() {
+	close(r.stop)
+	<-r.done
+}
+
+// Flush applies what is pending now and returns once it is applied
+// (benchmarks and tests; the host relies on the goroutine).
+func (r *Renderer) Flush() { r.step() }
+
+func (r *Renderer) poke() {
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (r *Renderer) run() {
+	defer close(r.done)
+	var last time.Time
+	for {
+		select {
+		case <-r.stop:
+			return
+		case <-r.wake:
+		}
+		// Leading edge: draw at once after a quiet spell, otherwise wait
+		// out the rest of the interval so bursts cost one frame.
+		if wait := FrameInterval - time.Since(last); wait > 0 {
+			select {
+			case <-r.stop:
+				return
+			case <-time.After(wait):
+			}
+		}
+		last = time.Now()
+		r.step()
+	}
+}
+
+func (r *Renderer) step() {
+	defer func() {
+		if p := recover(); p != nil {
+			slog.Error("renderer panicked", "panic", p, "stack", string(debug.Stack()))
+		}
+	}()
+	r.mu.Lock()
+	notes := r.notes
+	r.notes = nil
+	frame, buf, key := r.frames[r.shown], r.buf, r.shown
+	old := r.applied
+	if key != r.appKey || buf != r.appBuf {
+		old = nil
+	}
+	r.mu.Unlock()
+
+	for _, n := range notes {
+		if err := r.editor.Notify(n.msg, n.level); err != nil {
+			slog.Warn("notify failed", "err", err)
+		}
+	}
+	if frame == nil || buf == 0 {
+		return
+	}
+	edit, changed := view.Diff(old, frame)
+	if !changed {
+		return
+	}
+	if err := r.editor.ApplyEdit(buf, edit); err != nil {
+		// The buffer may have been wiped; redraw whole next time.
+		slog.Warn("apply frame failed", "buf", buf, "err", err)
+		r.mu.Lock()
+		r.applied = nil
+		r.mu.Unlock()
+		return
+	}
+	r.mu.Lock()
+	if r.buf == buf {
+		r.applied, r.appKey, r.appBuf = frame, key, buf
+	}
+	r.mu.Unlock()
+}
+
+// luaEdit encodes an edit for lua/magenta/ui.lua: texts, and highlights
+// as {line, start, end, group} with lines relative to the edit's start.
+func luaEdit(e view.Edit) (texts []string, hls [][]any) {
+	texts = make([]string, len(e.Lines))
+	for i, l := range e.Lines {
+		texts[i] = l.Text
+		for _, h := range l.Hl {
+			hls = append(hls, []any{i, h.Start, h.End, h.Group})
+		}
+	}
+	if hls == nil {
+		hls = [][]any{}
+	}
+	return texts, hls
+}
+
+func levelName(l chat.Level) string {
+	switch l {
+	case chat.LevelError:
+		return "error"
+	case chat.LevelWarn:
+		return "warn"
+	}
+	return "info"
+}
+
+var _ chat.Screen = (*Renderer)(nil)
+
+func errorf(format string, args ...any) error { return fmt.Errorf("magenta: "+format, args...) }
