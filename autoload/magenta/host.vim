@@ -10,8 +10,8 @@ endfunction
 " again after the host died makes the next call start a new one; the
 " remote functions are redefined so they bind to the new channel.
 function! magenta#host#register(channel) abort
-  let l:factory = a:channel ? a:channel : function('magenta#host#start')
-  call remote#host#Register('magenta', 'x', l:factory)
+  let l:Factory = a:channel ? a:channel : function('magenta#host#start')
+  call remote#host#Register('magenta', 'x', l:Factory)
   for l:plugin in remote#host#PluginsForHost('magenta')
     for l:spec in l:plugin.specs
       if l:spec.type ==# 'function'

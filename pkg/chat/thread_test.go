@@ -237,4 +237,3 @@ func TestProviderPanicIsReported(t *testing.T) {
 	screen.waitForText(t, "internal error: boom")
 	screen.waitForText(t, "ready")
 }
-

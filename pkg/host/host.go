@@ -31,6 +31,8 @@ type Options struct {
 	NewProvider chat.ProviderFactory
 	// Tools defaults to tools.Default().
 	Tools *tools.Registry
+	// Editor replaces the RPC editor (tests of the host without Neovim).
+	Editor Editor
 }
 
 // Host serves one Neovim connection.
@@ -51,8 +53,12 @@ func New(nv *nvim.Nvim, opts Options) *Host {
 	if opts.Tools == nil {
 		opts.Tools = tools.Default()
 	}
+	var editor Editor = &nvimEditor{nv}
+	if opts.Editor != nil {
+		editor = opts.Editor
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Host{opts: opts, nv: nv, ctx: ctx, cancel: cancel, renderer: NewRenderer(&nvimEditor{nv})}
+	return &Host{opts: opts, nv: nv, ctx: ctx, cancel: cancel, renderer: NewRenderer(editor)}
 }
 
 // Register declares the host's remote functions on p. h may be nil when
@@ -135,6 +141,13 @@ func (h *Host) onEvent(args []any) {
 		return
 	}
 	h.dispatch(app, ev)
+}
+
+// dispatchSafely dispatches to the current app with the handler's panic
+// protection (tests).
+func (h *Host) dispatchSafely(ev event) {
+	defer h.recoverTo("event")
+	h.dispatch(h.App(), ev)
 }
 
 func (h *Host) dispatch(app *chat.App, ev event) {

@@ -66,12 +66,13 @@ type Nvim struct {
 	Bin string
 }
 
-// Start launches bin with the plugin on 'runtimepath' and private XDG
-// directories. The Neovim is closed when the test ends.
-func Start(t testing.TB, bin string) *Nvim {
+// Start launches bin with the plugin on 'runtimepath', private XDG
+// directories and extraEnv ("NAME=value") added to the environment. The
+// Neovim is closed when the test ends.
+func Start(t testing.TB, bin string, extraEnv ...string) *Nvim {
 	t.Helper()
 	dir := t.TempDir()
-	env := os.Environ()
+	env := append(os.Environ(), extraEnv...)
 	for _, x := range []string{"CONFIG", "DATA", "STATE", "CACHE"} {
 		p := filepath.Join(dir, strings.ToLower(x))
 		if err := os.MkdirAll(p, 0o700); err != nil {
@@ -260,4 +261,20 @@ func (n *Nvim) CursorTo(sub string) {
 	if !ok {
 		n.T.Fatalf("no line contains %q", sub)
 	}
+}
+
+// HostBinary returns the built host: MAGENTA_HOST_BIN (set by `make
+// test`), or a fresh build in a temporary directory.
+func HostBinary(t testing.TB) string {
+	t.Helper()
+	if bin := os.Getenv("MAGENTA_HOST_BIN"); bin != "" {
+		return bin
+	}
+	out := filepath.Join(t.TempDir(), "magenta-host")
+	cmd := exec.Command("go", "build", "-o", out, "./cmd/magenta-host")
+	cmd.Dir = Root()
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build the host: %v\n%s", err, msg)
+	}
+	return out
 }

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/magenta-nvim/magenta/pkg/host"
+	"github.com/magenta-nvim/magenta/pkg/nvimtest"
+)
+
+// fakeAnthropic answers the Messages API with scripted SSE streams, one
+// per request, and records the request bodies.
+type fakeAnthropic struct {
+	mu       sync.Mutex
+	requests []map[string]any
+	streams  [][]string // each: SSE event lines to send
+}
+
+func (f *fakeAnthropic) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	var req map[string]any
+	_ = json.Unmarshal(body, &req)
+	f.mu.Lock()
+	f.requests = append(f.requests, req)
+	n := len(f.requests)
+	var events []string
+	if n <= len(f.streams) {
+		events = f.streams[n-1]
+	}
+	f.mu.Unlock()
+	if r.URL.Path != "/v1/messages" || r.Header.Get("x-api-key") != "test-key" {
+		http.Error(w, `{"type":"error","error":{"type":"authentication_error","message":"bad key or path"}}`, 401)
+		return
+	}
+	w.Header().Set("content-type", "text/event-stream")
+	for _, e := range events {
+		fmt.Fprint(w, e)
+		w.(http.Flusher).Flush()
+	}
+}
+
+func sse(event string, data any) string {
+	b, _ := json.Marshal(data)
+	return fmt.Sprintf("event: %s\ndata: %s\n\n", event, b)
+}
+
+func textStream(text string, tool map[string]any) []string {
+	out := []string{
+		sse("message_start", map[string]any{"type": "message_start", "message": map[string]any{
+			"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test", "content": []any{},
+			"stop_reason": nil, "usage": map[string]any{"input_tokens": 10, "output_tokens": 1}}}),
+		sse("content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "text", "text": ""}}),
+	}
+	for _, part := range strings.SplitAfter(text, " ") {
+		out = append(out, sse("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "text_delta", "text": part}}))
+	}
+	out = append(out, sse("content_block_stop", map[string]any{"type": "content_block_stop", "index": 0}))
+	stop := "end_turn"
+	if tool != nil {
+		stop = "tool_use"
+		input, _ := json.Marshal(tool["input"])
+		out = append(out,
+			sse("content_block_start", map[string]any{"type": "content_block_start", "index": 1, "content_block": map[string]any{"type": "tool_use", "id": tool["id"], "name": tool["name"], "input": map[string]any{}}}),
+			sse("content_block_delta", map[string]any{"type": "content_block_delta", "index": 1, "delta": map[string]any{"type": "input_json_delta", "partial_json": string(input)}}),
+			sse("content_block_stop", map[string]any{"type": "content_block_stop", "index": 1}))
+	}
+	return append(out,
+		sse("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop}, "usage": map[string]any{"output_tokens": 5}}),
+		sse("message_stop", map[string]any{"type": "message_stop"}))
+}
+
+func TestManifestIsCurrent(t *testing.T) {
+	want, err := os.ReadFile(filepath.Join(nvimtest.Root(), "rplugin", "magenta.vim"))
+	require.NoError(t, err)
+	assert.Equal(t, string(host.Manifest("magenta")), string(want),
+		"rplugin/magenta.vim is stale: run `make manifest`")
+}
+
+// TestBinaryEndToEnd lets Neovim start the built binary through
+// remote#host#Register, the way a user's Neovim does, and has a streaming
+// conversation with tool use over real HTTP and SSE. Then it kills the
+// host and checks the user is told once and the next command starts a
+// fresh one.
+func TestBinaryEndToEnd(t *testing.T) {
+	bin := nvimtest.HostBinary(t)
+	nvimtest.ForEach(t, func(t *testing.T, nvimBin string) {
+		api := &fakeAnthropic{streams: [][]string{
+			textStream("Hello from the wire. ", map[string]any{"id": "toolu_1", "name": "thread_title", "input": map[string]any{"title": "Wire test"}}),
+			textStream("Title set.", nil),
+		}}
+		srv := httptest.NewServer(api)
+		defer srv.Close()
+
+		n := nvimtest.Start(t, nvimBin, "MAGENTA_E2E_KEY=test-key")
+		n.Serve()
+		logFile := filepath.Join(n.Dir, "magenta.log")
+		n.Setup(fmt.Sprintf(`{
+			profiles = { { name = "wire", provider = "anthropic", model = "claude-test", baseUrl = %q, apiKeyEnvVar = "MAGENTA_E2E_KEY" } },
+			host = { binary = %q, logFile = %q },
+		}`, srv.URL, bin, logFile))
+		var jobs int
+		n.LuaResult(&jobs, `return #vim.api.nvim_list_chans()`)
+
+		n.Command("Magenta toggle")
+		n.WaitForText("display", "# New thread")
+		n.Type("hello")
+		n.Keys("<CR>")
+		text := n.WaitForText("display", "Title set.")
+		assert.Contains(t, text, "# Wire test")
+		assert.Contains(t, text, "Hello from the wire.")
+		assert.Contains(t, text, "✓ thread_title: Wire test")
+
+		api.mu.Lock()
+		require.Len(t, api.requests, 2)
+		assert.Equal(t, "claude-test", api.requests[0]["model"])
+		second, _ := json.Marshal(api.requests[1]["messages"])
+		api.mu.Unlock()
+		assert.Contains(t, string(second), `"tool_use_id":"toolu_1"`)
+
+		// The host's log goes to the configured file, not to stdout.
+		logText, err := os.ReadFile(logFile)
+		require.NoError(t, err)
+		assert.Contains(t, string(logText), "magenta-host serving")
+
+		// Kill the host: one clear message, and Neovim keeps working.
+		var info struct {
+			Pid int `msgpack:"pid"`
+		}
+		n.LuaResult(&info, `return (require('magenta.host').request("version"))`)
+		pid := info.Pid
+		require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
+		n.WaitFor("the host-exit message", func() bool {
+			return strings.Contains(n.Messages(), "magenta: the host exited")
+		}, n.Messages)
+		assert.Equal(t, 1, strings.Count(n.Messages(), "the host exited"))
+
+		// The next command starts a fresh host, which draws a new thread.
+		n.Command("Magenta new-thread")
+		n.WaitForText("display", "# New thread")
+		n.LuaResult(&info, `return (require('magenta.host').request("version"))`)
+		assert.NotEqual(t, pid, info.Pid)
+	})
+}

@@ -1,0 +1,120 @@
+package host_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/magenta-nvim/magenta/pkg/nvimtest"
+)
+
+func TestSetupValidatesOptions(t *testing.T) {
+	cases := []struct{ opts, want string }{
+		{`{ sidebar = { positon = "left" } }`, "unknown option 'sidebar.positon'"},
+		{`{ bogus = 1 }`, "unknown option 'bogus'"},
+		{`{ sidebar = { width = "wide" } }`, "option 'sidebar.width' must be number, got string"},
+		{`{ sidebar = { position = "middle" } }`, "option 'sidebar.position' must be one of left, right, above, below, tab, got \"middle\""},
+		{`{ profiles = {} }`, "option 'profiles' must be a non-empty list"},
+		{`{ profiles = { { name = "x", provider = "anthropic" } } }`, "option 'profiles[1].model' is required"},
+		{`{ profiles = { { name = "x", provider = "gemini", model = "m" } } }`, "option 'profiles[1].provider' must be one of anthropic, openai, got \"gemini\""},
+		{`{ profiles = { { name = "x", provider = "openai", model = "m", extra = true } } }`, "unknown option 'profiles[1].extra'"},
+		{`{ keymaps = { global = { toggle = 5 } } }`, "option 'keymaps.global.toggle' must be string or false, got number"},
+		{`{ logLevel = "loud" }`, "option 'logLevel' must be one of debug, info, warn, error, got \"loud\""},
+		{`"not a table"`, "option '' must be a table, got string"},
+	}
+	nvimtest.ForEach(t, func(t *testing.T, bin string) {
+		n := nvimtest.Start(t, bin)
+		n.Serve()
+		for _, c := range cases {
+			var msg string
+			n.LuaResult(&msg, `local ok, err = require('magenta.config').set(`+c.opts+`); return err or ""`)
+			assert.Equal(t, "magenta: "+c.want, msg, c.opts)
+		}
+		// Valid options merge over the defaults; lists replace lists.
+		var width float64
+		var position string
+		n.Setup(`{ sidebar = { position = "left" }, keymaps = { global = false } }`)
+		n.LuaResult(&width, `return require('magenta.config').options.sidebar.width`)
+		n.LuaResult(&position, `return require('magenta.config').options.sidebar.position`)
+		assert.Equal(t, 0.4, width)
+		assert.Equal(t, "left", position)
+	})
+}
+
+func TestSetupStartsNothingAndDefinesCommands(t *testing.T) {
+	nvimtest.ForEach(t, func(t *testing.T, bin string) {
+		n := nvimtest.Start(t, bin)
+		n.Serve()
+		var before, after int
+		n.LuaResult(&before, `return #vim.api.nvim_list_chans()`)
+		n.Setup(testOptions)
+		n.LuaResult(&after, `return #vim.api.nvim_list_chans()`)
+		assert.Equal(t, before, after, "setup() must not start the host")
+
+		var comp []string
+		n.LuaResult(&comp, `return vim.fn.getcompletion("Magenta t", "cmdline")`)
+		assert.Equal(t, []string{"toggle", "threads", "thread"}, comp)
+		n.LuaResult(&comp, `return vim.fn.getcompletion("Magenta profile l", "cmdline")`)
+		assert.Equal(t, []string{"local"}, comp)
+
+		var lhs string
+		n.LuaResult(&lhs, `return vim.fn.maparg("<leader>mt", "n")`)
+		assert.NotEmpty(t, lhs, "the default toggle keymap is set")
+		n.Setup(`{ keymaps = { global = { toggle = false } } }`)
+		n.LuaResult(&lhs, `return vim.fn.maparg("<leader>mt", "n")`)
+		assert.Empty(t, lhs, "a keymap set to false is removed")
+	})
+}
+
+func TestSidebarPositionsAndRoles(t *testing.T) {
+	nvimtest.ForEach(t, func(t *testing.T, bin string) {
+		for _, pos := range []string{"left", "right", "above", "below", "tab"} {
+			t.Run(pos, func(t *testing.T) {
+				n, _ := start(t, bin)
+				n.Setup(`{ sidebar = { position = "` + pos + `" } }`)
+				var tabs int
+				n.LuaResult(&tabs, `return #vim.api.nvim_list_tabpages()`)
+				n.Command("Magenta toggle")
+				n.WaitForText("display", "# New thread")
+				var names []string
+				n.LuaResult(&names, `
+					local out = {}
+					for _, role in ipairs({"display", "input"}) do
+						for _, b in ipairs(vim.api.nvim_list_bufs()) do
+							local ok, r = pcall(vim.api.nvim_buf_get_var, b, "magenta_role")
+							if ok and r == role then out[#out+1] = vim.api.nvim_buf_get_name(b) end
+						end
+					end
+					return out`)
+				assert.Equal(t, []string{"magenta://display", "magenta://input"}, names)
+				var afterTabs int
+				n.LuaResult(&afterTabs, `return #vim.api.nvim_list_tabpages()`)
+				if pos == "tab" {
+					assert.Equal(t, tabs+1, afterTabs)
+				} else {
+					assert.Equal(t, tabs, afterTabs)
+				}
+				n.Command("Magenta toggle")
+				var open bool
+				n.LuaResult(&open, `return require('magenta.sidebar').is_open()`)
+				assert.False(t, open)
+			})
+		}
+	})
+}
+
+func TestCheckHealth(t *testing.T) {
+	nvimtest.ForEach(t, func(t *testing.T, bin string) {
+		n, _ := start(t, bin)
+		n.Command("checkhealth magenta")
+		text := strings.Join(n.Lines(0), "\n")
+		assert.Contains(t, text, "Neovim 0.")
+		assert.Contains(t, text, "host test running")
+		assert.Contains(t, text, "profile fast (anthropic model-a)")
+		assert.Contains(t, text, "ANTHROPIC_API_KEY")
+		assert.Contains(t, text, "profile local (openai qwen at http://127.0.0.1:9/v1): no API key needed")
+		assert.Contains(t, text, "ripgrep")
+		assert.Contains(t, text, "docker")
+	})
+}
