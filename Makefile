@@ -26,7 +26,11 @@ $(BIN): $(SOURCES)
 manifest: $(BIN)
 	$(BIN) --manifest magenta > rplugin/magenta.vim
 
-run: $(BIN)
+# Help tags, so :help magenta works from the checkout.
+doc/tags: doc/magenta.txt
+	$(NVIM) --headless --clean -c "helptags doc" -c qa
+
+run: $(BIN) doc/tags
 	$(NVIM) --clean --cmd "set rtp^=$(CURDIR)" -c "lua require('magenta').setup()" $(ARGS)
 
 test: $(BIN)

@@ -41,7 +41,7 @@ func (f *fakeAnthropic) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	f.mu.Unlock()
 	if r.URL.Path != "/v1/messages" || r.Header.Get("x-api-key") != "test-key" {
-		http.Error(w, `{"type":"error","error":{"type":"authentication_error","message":"bad key or path"}}`, 401)
+		http.Error(w, `{"type":"error","error":{"type":"authentication_error","message":"bad key or path"}}`, http.StatusUnauthorized)
 		return
 	}
 	w.Header().Set("content-type", "text/event-stream")

@@ -20,7 +20,6 @@ const (
 type entry struct {
 	id      string
 	kind    entryKind
-	version uint64
 	section *view.Section
 
 	text   string // user, assistant, notice

@@ -1,10 +1,13 @@
 package host_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/magenta-nvim/magenta/pkg/nvimtest"
 )
@@ -116,5 +119,24 @@ func TestCheckHealth(t *testing.T) {
 		assert.Contains(t, text, "profile local (openai qwen at http://127.0.0.1:9/v1): no API key needed")
 		assert.Contains(t, text, "ripgrep")
 		assert.Contains(t, text, "docker")
+	})
+}
+
+// The help file's tags are unique and :help finds them.
+func TestHelpFile(t *testing.T) {
+	nvimtest.ForEach(t, func(t *testing.T, bin string) {
+		n := nvimtest.Start(t, bin)
+		n.Serve()
+		doc := filepath.Join(n.Dir, "plugin", "doc")
+		require.NoError(t, os.MkdirAll(doc, 0o755))
+		text, err := os.ReadFile(filepath.Join(nvimtest.Root(), "doc", "magenta.txt"))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(doc, "magenta.txt"), text, 0o644))
+		n.Command("helptags " + doc)
+		n.Command("set rtp^=" + filepath.Dir(doc))
+		for _, tag := range []string{"magenta", "magenta.setup()", ":Magenta-toggle", "magenta-options-profiles", "magenta-keymaps"} {
+			n.Command("help " + tag)
+			n.Command("helpclose")
+		}
 	})
 }

@@ -52,6 +52,7 @@ func TestChatInTheSidebar(t *testing.T) {
 		call.Stop(provider.StopToolUse)
 		next := fake.Next(t)
 		next.Reply("4.")
+		n.WaitForText("display", "4.")
 		text := n.WaitForText("display", "ready")
 		assert.Contains(t, text, "# Arithmetic")
 		assert.Contains(t, text, "## assistant\nIt is \n")

@@ -63,6 +63,8 @@ func (a *accumulator) add(chunk sdk.ChatCompletionChunk) {
 		for _, tc := range d.ToolCalls {
 			a.toolDelta(tc.Index, tc.ID, tc.Function.Name, tc.Function.Arguments)
 		}
+		// Older OpenAI-compatible servers still stream the legacy field.
+		//lint:ignore SA1019 kept on purpose for those servers
 		if fc := d.FunctionCall; fc.Name != "" || fc.Arguments != "" {
 			a.toolDelta(legacyIndex, "", fc.Name, fc.Arguments)
 		}

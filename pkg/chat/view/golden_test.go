@@ -1,0 +1,58 @@
+package view
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/magenta-nvim/magenta/pkg/goldentest"
+)
+
+// dump writes a frame as lines, then its highlights and bindings, in a
+// stable order.
+func dump(f *Frame) string {
+	var b strings.Builder
+	line := 0
+	var hls, binds []string
+	for _, s := range f.Sections {
+		for i, l := range s.Lines {
+			fmt.Fprintf(&b, "%3d| %s\n", line+i, l.Text)
+			for _, h := range l.Hl {
+				hls = append(hls, fmt.Sprintf("%3d %d-%d %s", line+i, h.Start, h.End, h.Group))
+			}
+		}
+		for _, bd := range s.Bindings {
+			binds = append(binds, fmt.Sprintf("%3d-%d %s -> %s %s %s", line+bd.Start, line+bd.End, bd.Key, bd.Action.Kind, bd.Action.Target, bd.Action.Arg))
+		}
+		line += len(s.Lines)
+	}
+	b.WriteString("-- highlights\n" + strings.Join(hls, "\n") + "\n-- bindings\n" + strings.Join(binds, "\n") + "\n")
+	return b.String()
+}
+
+func sampleThread() *Frame {
+	return &Frame{Sections: []*Section{
+		RenderHeader("header", 1, Header{Title: "Fix the parser", Profile: "claude", Provider: "anthropic", Model: "claude-sonnet-4-5"}),
+		RenderUser("e1", 1, "The parser drops\nthe last token.", false),
+		RenderAssistantText("e2", 1, "Let me look.\n\n- first\n- second", true),
+		RenderToolCall("T", "e3", 1, ToolCall{Name: "thread_title", Input: `{"title":"Fix the parser"}`, Status: ToolDone, Summary: "Fix the parser", Result: "Thread title set."}),
+		RenderToolCall("T", "e4", 1, ToolCall{Name: "thread_title", Input: `{"title":""}`, Status: ToolFailed, Summary: "title must not be empty", Result: "title must not be empty", Expanded: true}),
+		RenderToolCall("T", "e5", 1, ToolCall{Name: "slow\ntool", Status: ToolPreparing}),
+		RenderNotice("e6", 1, NoticeWarning, "overloaded; retrying in 2s (attempt 2 of 5)"),
+		RenderNotice("e7", 1, NoticeError, "the request failed: boom\nWhat was streamed is kept."),
+		RenderUser("e8", 1, "and then?", true),
+		RenderStatus("status", 1, "streaming · :Magenta abort stops"),
+	}}
+}
+
+func TestGoldenThread(t *testing.T) {
+	goldentest.Assert(t, "testdata/thread.golden", dump(sampleThread()))
+}
+
+func TestGoldenThreadList(t *testing.T) {
+	f := RenderThreadList([]ThreadSummary{
+		{ID: "a", Title: "Fix the parser", Status: "idle", Profile: "claude"},
+		{ID: "b", Title: "", Status: "busy", Profile: "local"},
+	}, "b", 1)
+	goldentest.Assert(t, "testdata/threads.golden", dump(f))
+}
