@@ -117,6 +117,10 @@ function M.setup(opts)
     M.command(cmd.fargs)
   end, { nargs = "+", complete = M.complete, desc = "magenta: AI coding agent" })
   set_keymaps()
+  local host = package.loaded["magenta.host"]
+  if host and host.running() then
+    host.notify("configure", { options = config.for_host() })
+  end
   return true
 end
 

@@ -104,6 +104,20 @@ func (a *App) SelectThread(id string) { a.do(func() { a.selectThread(id) }) }
 // SetProfile switches the active thread, and new threads, to a profile.
 func (a *App) SetProfile(name string) { a.do(func() { a.setProfile(name) }) }
 
+// SetOptions applies new options (setup() called again): the profile
+// list for :Magenta profile and new threads. Threads keep their profile
+// until switched.
+func (a *App) SetOptions(opts config.Options) {
+	a.do(func() {
+		a.opts = opts
+		if p, ok := opts.Profile(a.profile.Name); ok {
+			a.profile = p
+		} else {
+			a.profile = opts.Profiles[0]
+		}
+	})
+}
+
 // Key resolves a key pressed at a 0-based line of the display buffer.
 func (a *App) Key(key view.Key, line int) {
 	a.do(func() {

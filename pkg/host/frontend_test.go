@@ -140,3 +140,15 @@ func TestHelpFile(t *testing.T) {
 		}
 	})
 }
+
+// setup() called again while the host runs updates its profiles.
+func TestSetupAgainReconfiguresTheHost(t *testing.T) {
+	nvimtest.ForEach(t, func(t *testing.T, bin string) {
+		n, _ := start(t, bin)
+		n.Command("Magenta toggle")
+		n.WaitForText("display", "# New thread")
+		n.Setup(`{ profiles = { { name = "other", provider = "openai", model = "m2", baseUrl = "http://127.0.0.1:9/v1" } } }`)
+		n.Command("Magenta profile other")
+		n.WaitForText("display", "profile other · openai m2")
+	})
+}

@@ -123,6 +123,10 @@ func (h *Host) onEvent(args []any) {
 		h.attach(ev)
 		return
 	}
+	if ev.name == "configure" {
+		h.configure(ev)
+		return
+	}
 	if ev.name == "display" {
 		h.renderer.SetBuffer(ev.int("buf"))
 		if app := h.App(); app != nil {
@@ -207,6 +211,19 @@ func (h *Host) attach(ev event) {
 	}
 	h.app, h.initErr = app, nil
 	slog.Info("attached", "cwd", env.Cwd, "profiles", len(opts.Profiles))
+}
+
+// configure applies options sent again by setup() while the host runs.
+func (h *Host) configure(ev event) {
+	opts, err := config.Decode([]byte(ev.str("options")))
+	if err != nil {
+		h.renderer.Notify(err.Error(), chat.LevelError)
+		return
+	}
+	setLogLevel(opts.LogLevel)
+	if app := h.App(); app != nil {
+		app.SetOptions(opts)
+	}
 }
 
 func (h *Host) onRequest(args []any) (result any, err error) {
