@@ -29,6 +29,7 @@ func TestThreadTitle(t *testing.T) {
 		{"wrong type", `{"title":3}`, "invalid input for thread_title", ""},
 		{"unknown field", `{"title":"a","x":1}`, "invalid input for thread_title", ""},
 		{"not JSON", `{"title":`, "not valid JSON", ""},
+		{"adapter-wrapped bad arguments", `{"_invalid_arguments":"title=x"}`, "the arguments were not a JSON object: title=x", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,6 +11,10 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
+// InvalidArgumentsKey is the field under which a provider adapter passes
+// tool arguments that were not a JSON object.
+const InvalidArgumentsKey = "_invalid_arguments"
+
 // Typed builds a Tool whose input is the struct P. The schema is inferred
 // from P (use `json` tags for names, `jsonschema` tags for descriptions,
 // omitempty for optional fields). description is a text/template rendered
@@ -80,6 +84,13 @@ func decodeInput[P any](input json.RawMessage, resolved *jsonschema.Resolved) (P
 	var generic any
 	if err := json.Unmarshal(input, &generic); err != nil {
 		return params, fmt.Errorf("input is not valid JSON: %v", err)
+	}
+	// The OpenAI-compatible adapter wraps arguments that were not a JSON
+	// object this way, so the model learns what it sent.
+	if m, ok := generic.(map[string]any); ok {
+		if raw, bad := m[InvalidArgumentsKey]; bad {
+			return params, fmt.Errorf("the arguments were not a JSON object: %v", raw)
+		}
 	}
 	if err := resolved.Validate(generic); err != nil {
 		return params, err

@@ -56,6 +56,12 @@ func ToolResultBlock(toolUseID, text string, isError bool) Block {
 	return Block{Kind: BlockToolResult, ToolUseID: toolUseID, Result: []Block{TextBlock(text)}, IsError: isError}
 }
 
+// InvalidArgumentsKey is the field under which an adapter passes tool
+// arguments that were not a JSON object ({"_invalid_arguments": "<raw>"}),
+// so the tool layer can tell the model what it sent. tools.InvalidArgumentsKey
+// must be the same (a test in package chat checks it).
+const InvalidArgumentsKey = "_invalid_arguments"
+
 // Message is one turn of the conversation.
 type Message struct {
 	Role    Role

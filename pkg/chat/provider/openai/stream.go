@@ -152,7 +152,7 @@ func toolInput(raw string) json.RawMessage {
 	if trimmed[0] == '{' && json.Valid(trimmed) {
 		return json.RawMessage(trimmed)
 	}
-	wrapped, _ := json.Marshal(map[string]string{"_invalid_arguments": raw})
+	wrapped, _ := json.Marshal(map[string]string{provider.InvalidArgumentsKey: raw})
 	return wrapped
 }
 

@@ -1,0 +1,14 @@
+package chat
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/magenta-nvim/magenta/pkg/chat/provider"
+	"github.com/magenta-nvim/magenta/pkg/tools"
+)
+
+func TestInvalidArgumentsKeyAgrees(t *testing.T) {
+	assert.Equal(t, provider.InvalidArgumentsKey, tools.InvalidArgumentsKey)
+}
