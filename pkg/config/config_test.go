@@ -1,0 +1,59 @@
+package config
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestDecode(t *testing.T) {
+	tests := []struct{ json, wantErr string }{
+		{`{"profiles":[{"name":"a","provider":"anthropic","model":"m"}]}`, ""},
+		{`{"profiles":[]}`, "profiles: at least one profile is required"},
+		{`{"profiles":[{"name":"","provider":"anthropic","model":"m"}]}`, "profiles[1].name: must be a non-empty string"},
+		{`{"profiles":[{"name":"a","provider":"anthropic","model":"m"},{"name":"a","provider":"openai","model":"m"}]}`, `profiles[2].name: "a" is used twice`},
+		{`{"profiles":[{"name":"a","provider":"gemini","model":"m"}]}`, `profiles[1].provider: "gemini" is not one of`},
+		{`{"profiles":[{"name":"a","provider":"openai","model":""}]}`, "profiles[1].model: must be a non-empty string"},
+		{`{"profiles":[{"name":"a","provider":"openai","model":"m","baseUrl":"localhost:1"}]}`, "baseUrl: \"localhost:1\" must start with http:// or https://"},
+		{`{"profiles":[{"name":"a","provider":"openai","model":"m","maxTokens":-1}]}`, "maxTokens: must be positive"},
+		{`{"profiles":"x"}`, "magenta options: json"},
+		{`not json`, "magenta options:"},
+	}
+	for _, tt := range tests {
+		_, err := Decode([]byte(tt.json))
+		if tt.wantErr == "" {
+			assert.NoError(t, err, tt.json)
+		} else {
+			assert.ErrorContains(t, err, tt.wantErr, tt.json)
+		}
+	}
+}
+
+func TestKeyEnvVar(t *testing.T) {
+	tests := []struct {
+		p        Profile
+		name     string
+		required bool
+	}{
+		{Profile{Provider: ProviderAnthropic}, "ANTHROPIC_API_KEY", true},
+		{Profile{Provider: ProviderOpenAI}, "OPENAI_API_KEY", true},
+		{Profile{Provider: ProviderOpenAI, BaseURL: "http://localhost:11434/v1"}, "OPENAI_API_KEY", false},
+		{Profile{Provider: ProviderOpenAI, BaseURL: "http://x/v1", APIKeyEnvVar: "GROQ_KEY"}, "GROQ_KEY", true},
+	}
+	for _, tt := range tests {
+		name, required := tt.p.KeyEnvVar()
+		assert.Equal(t, tt.name, name)
+		assert.Equal(t, tt.required, required)
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	f.Add([]byte(`{"profiles":[{"name":"a","provider":"anthropic","model":"m"}]}`))
+	f.Add([]byte(`{"profiles":[{}],"logLevel":1}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		o, err := Decode(data)
+		if err == nil && len(o.Profiles) == 0 {
+			t.Fatal("valid options without a profile")
+		}
+	})
+}
