@@ -152,22 +152,41 @@ function M.validate(opts)
   return check("", schema, opts)
 end
 
--- A list replaces the default list; a dictionary is merged key by key.
-local function merge(defaults, user)
-  if type(user) ~= "table" or type(defaults) ~= "table" or #user > 0 then
-    if user == nil then
-      return vim.deepcopy(defaults)
-    end
-    return vim.deepcopy(user)
+-- A plain copy of option tables (no metatables or cycles in options;
+-- vim.deepcopy's generality costs a measurable part of setup()).
+local function copy(v)
+  if type(v) ~= "table" then
+    return v
   end
-  local out = vim.deepcopy(defaults)
-  for k, v in pairs(user) do
-    out[k] = merge(defaults[k], v)
+  local out = {}
+  for k, x in pairs(v) do
+    out[k] = copy(x)
   end
   return out
 end
 
-M.options = vim.deepcopy(M.defaults)
+-- A list replaces the default list; a dictionary is merged key by key.
+local function merge(defaults, user)
+  if user == nil then
+    return copy(defaults)
+  end
+  if type(user) ~= "table" or type(defaults) ~= "table" or #user > 0 then
+    return copy(user)
+  end
+  local out = {}
+  for k, v in pairs(defaults) do
+    out[k] = merge(v, user[k])
+  end
+  for k, v in pairs(user) do
+    if defaults[k] == nil then
+      out[k] = copy(v)
+    end
+  end
+  return out
+end
+
+-- Read-only until set() builds the merged copy.
+M.options = M.defaults
 
 --- Validates and merges opts over the defaults. Returns nil and an error
 --- message when they are invalid (the previous options stay).

@@ -87,7 +87,7 @@ local mapped = {}
 
 local function set_keymaps()
   for _, lhs in ipairs(mapped) do
-    pcall(vim.keymap.del, "n", lhs)
+    pcall(vim.api.nvim_del_keymap, "n", lhs)
   end
   mapped = {}
   local km = config.options.keymaps
@@ -97,9 +97,16 @@ local function set_keymaps()
   for name, lhs in pairs(km.global) do
     local action = global_actions[name]
     if lhs and action then
-      vim.keymap.set("n", lhs, function()
-        M.command({ action[1] })
-      end, { desc = "magenta: " .. action[2], silent = true })
+      -- nvim_set_keymap rather than vim.keymap.set: on 0.7 the latter
+      -- loads a module on first use, which setup() should not pay for.
+      vim.api.nvim_set_keymap("n", lhs, "", {
+        callback = function()
+          M.command({ action[1] })
+        end,
+        desc = "magenta: " .. action[2],
+        noremap = true,
+        silent = true,
+      })
       mapped[#mapped + 1] = lhs
     end
   end

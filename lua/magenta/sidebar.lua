@@ -44,7 +44,6 @@ local function create_display()
   vim.bo[buf].modifiable = false
   vim.bo[buf].undolevels = -1
   vim.bo[buf].filetype = "magenta"
-  vim.bo[buf].syntax = "markdown"
   local keys = config.options.keymaps and config.options.keymaps.display or {}
   for key, lhs in pairs(keys or {}) do
     map(buf, lhs, function()
@@ -66,7 +65,6 @@ end
 local function create_input()
   local buf = scratch(M.INPUT_NAME, "input")
   vim.bo[buf].filetype = "magenta-input"
-  vim.bo[buf].syntax = "markdown"
   local keys = config.options.keymaps and config.options.keymaps.input or {}
   map(buf, keys and keys.send, M.send, "magenta: send")
   api.nvim_create_autocmd("BufWipeout", {
@@ -79,6 +77,25 @@ local function create_input()
   return buf
 end
 
+-- Markdown syntax takes 7-9 ms per buffer to load (it pulls in HTML), so
+-- it is set once the first frame is on screen (ui.apply calls this), not
+-- on the way to the first frame.
+local syntax_pending = false
+
+function M.load_syntax()
+  if not syntax_pending then
+    return
+  end
+  syntax_pending = false
+  vim.schedule(function()
+    for _, buf in ipairs({ state.display, state.input }) do
+      if valid(buf) and vim.bo[buf].syntax == "" then
+        vim.bo[buf].syntax = "markdown"
+      end
+    end
+  end)
+end
+
 local function ensure_buffers()
   local fresh = false
   if not valid(state.display) then
@@ -88,6 +105,7 @@ local function ensure_buffers()
   if not valid(state.input) then
     state.input = create_input()
   end
+  syntax_pending = syntax_pending or fresh or vim.bo[state.input].syntax == ""
   return fresh
 end
 
@@ -141,6 +159,9 @@ function M.open()
   if M.is_open() then
     return
   end
+  -- Start the host first: its start-up overlaps with building the
+  -- windows (and loading syntax files) below.
+  local chan = host().channel()
   local fresh = ensure_buffers()
   require("magenta.ui").define_highlights()
   local opts = config.options.sidebar
@@ -164,10 +185,8 @@ function M.open()
   style(input_win, "height")
   -- Start at the end of the conversation.
   api.nvim_win_set_cursor(display_win, { api.nvim_buf_line_count(state.display), 0 })
-  if fresh then
+  if fresh and chan then
     host().notify("display", { buf = state.display })
-  else
-    host().channel() -- start the host if it is not running
   end
 end
 

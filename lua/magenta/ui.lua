@@ -67,6 +67,10 @@ function M.apply(buf, s, e, lines, hls)
       end
     end
   end
+  local sidebar = package.loaded["magenta.sidebar"]
+  if sidebar then
+    sidebar.load_syntax()
+  end
   return true
 end
 

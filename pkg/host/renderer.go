@@ -110,7 +110,7 @@ func (r *Renderer) Close() {
 
 // Flush applies what is pending now and returns once it is applied
 // (benchmarks and tests; the host relies on the goroutine).
-func (r *Renderer) Flush() { r.step() }
+func (r *Renderer) Flush() { _ = r.step() }
 
 func (r *Renderer) poke() {
 	select {
@@ -137,12 +137,15 @@ func (r *Renderer) run() {
 			case <-time.After(wait):
 			}
 		}
-		last = time.Now()
-		r.step()
+		if r.step() {
+			last = time.Now()
+		}
 	}
 }
 
-func (r *Renderer) step() {
+// step applies what is pending and reports whether it sent a frame; a
+// wake-up that drew nothing must not delay the next frame.
+func (r *Renderer) step() (drew bool) {
 	defer func() {
 		if p := recover(); p != nil {
 			slog.Error("renderer panicked", "panic", p, "stack", string(debug.Stack()))
@@ -164,11 +167,11 @@ func (r *Renderer) step() {
 		}
 	}
 	if frame == nil || buf == 0 {
-		return
+		return false
 	}
 	edit, changed := view.Diff(old, frame)
 	if !changed {
-		return
+		return false
 	}
 	if err := r.editor.ApplyEdit(buf, edit); err != nil {
 		// The buffer may have been wiped; redraw whole next time.
@@ -176,13 +179,14 @@ func (r *Renderer) step() {
 		r.mu.Lock()
 		r.applied = nil
 		r.mu.Unlock()
-		return
+		return true
 	}
 	r.mu.Lock()
 	if r.buf == buf {
 		r.applied, r.appKey, r.appBuf = frame, key, buf
 	}
 	r.mu.Unlock()
+	return true
 }
 
 // luaEdit encodes an edit for lua/magenta/ui.lua: texts, and highlights
