@@ -43,6 +43,7 @@ lint:
 	$(GOBIN_DIR)/staticcheck ./...
 
 bench: $(BIN)
+	mkdir -p .cache
 	MAGENTA_TEST_NVIMS="$(TEST_NVIMS)" MAGENTA_HOST_BIN="$(CURDIR)/$(BIN)" $(GO) test -run '^$$' -bench . -benchmem -count=5 ./... | tee .cache/bench.txt
 
 # Neovim 0.10 and 0.12 in .cache/, from the workplace's shared tools.

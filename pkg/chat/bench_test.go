@@ -73,17 +73,17 @@ func benchThread(b *testing.B, lines int) (*Thread, *entry, string) {
 			e.text = benchText(i, textLines)
 		} else {
 			e := t.newEntry(entryAssistant)
-			e.text, e.first = benchText(i, textLines), true
+			e.lines, e.first = strings.Split(benchText(i, textLines), "\n"), true
 		}
 	}
 	last := t.newEntry(entryAssistant)
 	base := benchText(history, textLines)
-	last.text, last.first = base, true
+	last.lines, last.first = strings.Split(base, "\n"), true
 
 	tctx, tcancel := context.WithCancel(ctx)
 	t.turnSeq = 1
 	t.turn = &turn{
-		id: 1, ctx: tctx, cancel: tcancel, phase: phaseStreaming,
+		id: 1, firstEntry: last.index, ctx: tctx, cancel: tcancel, phase: phaseStreaming,
 		texts: map[int]*entry{0: last}, tools: map[int]*entry{}, anyText: true,
 	}
 	if got := t.frame().LineCount(); got < lines*9/10 || got > lines*11/10 {
@@ -108,7 +108,7 @@ func BenchmarkAppendDelta(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				if i > 0 && i%benchResetEvery == 0 {
 					b.StopTimer()
-					last.text = base
+					last.lines, last.last = strings.Split(base, "\n"), ""
 					t.touch(last)
 					prev = t.frame()
 					b.StartTimer()

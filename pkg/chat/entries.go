@@ -2,6 +2,7 @@ package chat
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/magenta-nvim/magenta/pkg/chat/view"
 )
@@ -18,13 +19,19 @@ const (
 // entry is one item of the thread as the user sees it. It is owned by the
 // thread goroutine; its rendered section is cached until it changes.
 type entry struct {
-	id      string
-	kind    entryKind
-	section *view.Section
+	id    string
+	index int // position in Thread.entries
+	kind  entryKind
+	// The rendered sections, nil when stale. An assistant reply renders
+	// as two: its heading and finished lines (head), and the line being
+	// streamed (tail), so a delta re-renders one line, not the reply.
+	head, tail *view.Section
 
-	text   string // user, assistant, notice
-	queued bool   // user: waiting for the running turn to end
-	first  bool   // assistant: opens a reply
+	text   string   // user, notice
+	lines  []string // assistant: finished lines (append-only)
+	last   string   // assistant: the line being streamed
+	queued bool     // user: waiting for the running turn to end
+	first  bool     // assistant: opens a reply
 	level  view.NoticeLevel
 	tool   view.ToolCall
 	toolID string // the provider's tool-use id
@@ -32,16 +39,26 @@ type entry struct {
 
 func (t *Thread) newEntry(kind entryKind) *entry {
 	t.entrySeq++
-	e := &entry{id: "e" + strconv.Itoa(t.entrySeq), kind: kind}
+	e := &entry{id: "e" + strconv.Itoa(t.entrySeq), index: len(t.entries), kind: kind}
 	t.entries = append(t.entries, e)
 	t.touch(e)
 	return e
 }
 
-// touch marks e changed so it is rendered again.
+// touch marks e changed so it is rendered again. Changing an entry that
+// is already settled starts a new settled prefix (see frame).
 func (t *Thread) touch(e *entry) {
-	e.section = nil
+	e.head, e.tail = nil, nil
 	t.dirty = true
+	if e.index < t.settledN {
+		t.unsettle()
+	}
+}
+
+// unsettle drops the settled prefix; the next frame builds a new one in
+// a new backing array, so frames already published keep theirs.
+func (t *Thread) unsettle() {
+	t.settled, t.settledEnds, t.settledN = nil, nil, 0
 }
 
 func (t *Thread) notice(level view.NoticeLevel, text string) {
@@ -54,43 +71,96 @@ func (t *Thread) nextVersion() uint64 {
 	return t.versionSeq
 }
 
-func (t *Thread) render(e *entry) *view.Section {
-	if e.section != nil {
-		return e.section
+// appendText adds streamed text to an assistant entry; only the tail is
+// re-rendered unless a line was finished.
+func (t *Thread) appendText(e *entry, text string) {
+	for {
+		i := strings.IndexByte(text, '\n')
+		if i < 0 {
+			break
+		}
+		e.lines = append(e.lines, e.last+text[:i])
+		e.last, text = "", text[i+1:]
+		e.head = nil
 	}
-	v := t.nextVersion()
-	switch e.kind {
-	case entryUser:
-		e.section = view.RenderUser(e.id, v, e.text, e.queued)
-	case entryAssistant:
-		e.section = view.RenderAssistantText(e.id, v, e.text, e.first)
-	case entryTool:
-		e.section = view.RenderToolCall(t.ID, e.id, v, e.tool)
-	default:
-		e.section = view.RenderNotice(e.id, v, e.level, e.text)
+	e.last += text
+	e.tail = nil
+	t.dirty = true
+	if e.index < t.settledN {
+		t.unsettle()
 	}
-	return e.section
+}
+
+// assistantText is the reply as streamed.
+func (e *entry) assistantText() string {
+	if len(e.lines) == 0 {
+		return e.last
+	}
+	return strings.Join(e.lines, "\n") + "\n" + e.last
+}
+
+// render appends e's sections to out, rendering those that changed.
+func (t *Thread) render(out []*view.Section, e *entry) []*view.Section {
+	if e.kind == entryAssistant {
+		if e.head == nil {
+			e.head = view.RenderAssistantHead(e.id+"h", t.nextVersion(), e.lines, e.first)
+		}
+		if e.tail == nil {
+			e.tail = view.RenderAssistantTail(e.id+"t", t.nextVersion(), e.last)
+		}
+		return append(out, e.head, e.tail)
+	}
+	if e.head == nil {
+		v := t.nextVersion()
+		switch e.kind {
+		case entryUser:
+			e.head = view.RenderUser(e.id, v, e.text, e.queued)
+		case entryTool:
+			e.head = view.RenderToolCall(t.ID, e.id, v, e.tool)
+		default:
+			e.head = view.RenderNotice(e.id, v, e.level, e.text)
+		}
+	}
+	return append(out, e.head)
 }
 
 // frame builds the current frame; only changed entries are rendered.
+//
+// Entries before the current turn are settled: their sections go into a
+// prefix that successive frames share and that only grows, so a streamed
+// delta costs work for the live entries of this turn, not for the whole
+// history (view.Diff skips the shared prefix at once).
 func (t *Thread) frame() *view.Frame {
 	header := view.Header{Title: t.title, Profile: t.profile.Name, Provider: t.profile.Provider, Model: t.profile.Model}
 	if header != t.header.value || t.header.section == nil {
 		t.header.value = header
 		t.header.section = view.RenderHeader("header", t.nextVersion(), header)
+		t.unsettle()
 	}
 	status := t.statusText()
 	if status != t.status.value || t.status.section == nil {
 		t.status.value = status
 		t.status.section = view.RenderStatus("status", t.nextVersion(), status)
 	}
-	sections := make([]*view.Section, 0, len(t.entries)+2)
-	sections = append(sections, t.header.section)
-	for _, e := range t.entries {
-		sections = append(sections, t.render(e))
+	liveFrom := len(t.entries)
+	if t.turn != nil {
+		liveFrom = t.turn.firstEntry
 	}
-	sections = append(sections, t.status.section)
-	return &view.Frame{Sections: sections}
+	if t.settled == nil {
+		t.settled, t.settledEnds = view.AppendSettled(nil, nil, t.header.section)
+	}
+	var buf [2]*view.Section
+	for ; t.settledN < liveFrom; t.settledN++ {
+		for _, sec := range t.render(buf[:0], t.entries[t.settledN]) {
+			t.settled, t.settledEnds = view.AppendSettled(t.settled, t.settledEnds, sec)
+		}
+	}
+	live := make([]*view.Section, 0, 2*(len(t.entries)-t.settledN)+1)
+	for _, e := range t.entries[t.settledN:] {
+		live = t.render(live, e)
+	}
+	live = append(live, t.status.section)
+	return &view.Frame{Settled: t.settled, SettledEnds: t.settledEnds, Sections: live}
 }
 
 type cachedSection[T comparable] struct {

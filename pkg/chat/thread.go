@@ -44,8 +44,14 @@ type Thread struct {
 	turnSeq    int
 	queued     []*entry
 	header     cachedSection[view.Header]
-	status     cachedSection[string]
-	lastSum    view.ThreadSummary
+	// The settled prefix of the frame (see frame): sections of the header
+	// and of entries[:settledN], shared by the frames published since it
+	// was started.
+	settled     []*view.Section
+	settledEnds []int
+	settledN    int
+	status      cachedSection[string]
+	lastSum     view.ThreadSummary
 }
 
 type (

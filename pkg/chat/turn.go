@@ -25,11 +25,14 @@ const (
 
 // turn is one user request and every model/tool round trip it causes.
 type turn struct {
-	id     int
-	ctx    context.Context
-	cancel context.CancelFunc
-	phase  turnPhase
-	retry  string // the latest retry notice, shown in the status line
+	id int
+	// firstEntry is the index of the first entry the turn may still
+	// change; earlier entries are settled.
+	firstEntry int
+	ctx        context.Context
+	cancel     context.CancelFunc
+	phase      turnPhase
+	retry      string // the latest retry notice, shown in the status line
 
 	// The current stream, by the provider's block index.
 	texts    map[int]*entry
@@ -66,7 +69,7 @@ func (t *Thread) startTurn() {
 	}
 	ctx, cancel := context.WithCancel(t.ctx)
 	t.turnSeq++
-	t.turn = &turn{id: t.turnSeq, ctx: ctx, cancel: cancel, provider: p}
+	t.turn = &turn{id: t.turnSeq, ctx: ctx, cancel: cancel, provider: p, firstEntry: len(t.entries)}
 	t.startStream()
 }
 
@@ -127,8 +130,7 @@ func (t *Thread) onStreamEvent(ev provider.Event) {
 			tr.anyText = true
 			tr.texts[ev.Index] = e
 		}
-		e.text += ev.Text
-		t.touch(e)
+		t.appendText(e, ev.Text)
 	case provider.ToolUseStart:
 		tr.phase, tr.retry = phaseStreaming, ""
 		e := t.newEntry(entryTool)
@@ -261,7 +263,7 @@ func (t *Thread) keepPartialText() {
 	sort.Ints(indexes)
 	var blocks []provider.Block
 	for _, i := range indexes {
-		if text := tr.texts[i].text; strings.TrimSpace(text) != "" {
+		if text := tr.texts[i].assistantText(); strings.TrimSpace(text) != "" {
 			blocks = append(blocks, provider.TextBlock(text))
 		}
 	}

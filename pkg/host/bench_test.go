@@ -82,7 +82,7 @@ func benchFrame(lines int) *view.Frame {
 		if (history-i)%2 == 1 {
 			ss = append(ss, view.RenderUser(id, version, text(i), false))
 		} else {
-			ss = append(ss, view.RenderAssistantText(id, version, text(i), true))
+			ss = append(ss, view.RenderAssistantHead(id, version, strings.Split(text(i), "\n"), true))
 		}
 	}
 	version++

@@ -11,21 +11,23 @@ type Edit struct {
 // new, or ok=false when they look the same. A nil old means the buffer's
 // content is unknown: the edit then replaces all of it (End = -1).
 //
-// Sections equal by pointer or by (ID, Version) at both ends are skipped
-// without looking at their lines; only the sections in between are
-// compared line by line, so the cost follows the change.
+// The settled sections two frames share (the same backing array) are
+// skipped at once; then sections equal by pointer or by (ID, Version) at
+// both ends are skipped without looking at their lines; only the sections
+// in between are compared line by line. So the cost follows the change,
+// not the length of the frame.
 func Diff(old, new *Frame) (e Edit, ok bool) {
-	var ns []*Section
-	if new != nil {
-		ns = new.Sections
+	if new == nil {
+		new = &Frame{}
 	}
 	if old == nil {
 		// Replace everything: an "empty" buffer still holds one line.
-		return Edit{Start: 0, End: -1, Lines: flatten(ns)}, true
+		return Edit{Start: 0, End: -1, Lines: flatten(new.All())}, true
 	}
-	os := old.Sections
+	shared, start := sharedSettled(old, new)
+	os := rest(old, shared)
+	ns := rest(new, shared)
 	// Whole sections in common at the front.
-	start := 0
 	i := 0
 	for i < len(os) && i < len(ns) && sameSection(os[i], ns[i]) {
 		start += len(os[i].Lines)
@@ -56,6 +58,27 @@ func Diff(old, new *Frame) (e Edit, ok bool) {
 		End:   start + len(oldMid) - s,
 		Lines: newMid[p : len(newMid)-s],
 	}, true
+}
+
+// sharedSettled returns how many settled sections old and new share by
+// construction (same backing array), and how many lines they hold.
+func sharedSettled(old, new *Frame) (n, lines int) {
+	n = min(len(old.Settled), len(new.Settled))
+	if n == 0 || &old.Settled[0] != &new.Settled[0] {
+		return 0, 0
+	}
+	return n, new.SettledEnds[n-1]
+}
+
+// rest returns the sections of f after its first skip settled ones.
+func rest(f *Frame, skip int) []*Section {
+	if skip >= len(f.Settled) {
+		if skip == len(f.Settled) {
+			return f.Sections
+		}
+		return nil
+	}
+	return append(append(make([]*Section, 0, len(f.Settled)-skip+len(f.Sections)), f.Settled[skip:]...), f.Sections...)
 }
 
 func sameSection(a, b *Section) bool {

@@ -93,3 +93,61 @@ func FuzzDiff(f *testing.F) {
 		assert.Equal(t, new.Texts(), buf)
 	})
 }
+
+// settle builds the settled part of a frame from sections, sharing one
+// backing array the way a thread does.
+func settle(secs ...*Section) ([]*Section, []int) {
+	var s []*Section
+	var ends []int
+	for _, x := range secs {
+		s, ends = AppendSettled(s, ends, x)
+	}
+	return s, ends
+}
+
+func TestDiffSharedSettledPrefix(t *testing.T) {
+	settled, ends := settle(sec("h", 1, "h0"), sec("a", 1, "a0", "a1"), sec("b", 1, "b0"))
+	old := &Frame{Settled: settled[:2], SettledEnds: ends[:2], Sections: []*Section{sec("b", 1, "b0"), sec("s", 1, "status")}}
+	// The next frame settles b and streams into a new live section.
+	next := &Frame{Settled: settled, SettledEnds: ends, Sections: []*Section{sec("c", 1, "c0 more"), sec("s", 2, "status 2")}}
+	e, changed := Diff(old, next)
+	assert.True(t, changed)
+	assert.Equal(t, 4, e.Start)
+	assert.Equal(t, 5, e.End)
+	assert.Equal(t, []string{"c0 more", "status 2"}, texts(e.Lines))
+	assert.Equal(t, 6, next.LineCount())
+}
+
+// With a settled prefix that grows between frames, applying the edit to
+// the old lines still gives the new lines.
+func FuzzDiffSettled(f *testing.F) {
+	f.Add([]byte{1, 2, 3, 4}, uint8(1), uint8(3), []byte{9})
+	f.Fuzz(func(t *testing.T, ids []byte, k1, k2 uint8, live []byte) {
+		var all []*Section
+		for i, c := range ids {
+			all = append(all, sec(string(rune('a'+i)), uint64(c), string(rune('0'+c%7))))
+		}
+		settled, ends := settle(all...)
+		a, b := int(k1)%(len(all)+1), int(k2)%(len(all)+1)
+		if a > b {
+			a, b = b, a
+		}
+		mkLive := func(from int, extra []byte) []*Section {
+			out := append([]*Section{}, all[from:]...)
+			for i, c := range extra {
+				out = append(out, sec("live"+string(rune('a'+i)), uint64(c), string(rune('0'+c%5))))
+			}
+			return out
+		}
+		old := &Frame{Settled: settled[:a], SettledEnds: ends[:a], Sections: mkLive(a, nil)}
+		next := &Frame{Settled: settled[:b], SettledEnds: ends[:b], Sections: mkLive(b, live)}
+		buf := old.Texts()
+		e, changed := Diff(old, next)
+		if changed {
+			out := append([]string{}, buf[:e.Start]...)
+			out = append(out, texts(e.Lines)...)
+			buf = append(out, buf[e.End:]...)
+		}
+		assert.Equal(t, next.Texts(), buf)
+	})
+}

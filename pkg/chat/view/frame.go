@@ -59,14 +59,37 @@ type Section struct {
 	Bindings []Binding
 }
 
-// Frame is everything the display buffer shows.
+// Frame is everything the display buffer shows: the Settled sections,
+// then the live Sections.
+//
+// Settled is for owners that publish many frames of a long, mostly
+// unchanging list (a thread): successive frames share its backing array,
+// which only grows — an element, once published, is never replaced — so
+// Diff skips the part two frames share without looking at it. SettledEnds
+// holds, for each settled section, the line count up to and including it.
+// An owner that must change a settled section starts a new backing array.
+// Frames that do not need this leave Settled empty.
 type Frame struct {
-	Sections []*Section
+	Settled     []*Section
+	SettledEnds []int
+	Sections    []*Section
+}
+
+// All returns every section in order (it copies when there are settled
+// sections; for key presses and tests, not for the streaming path).
+func (f *Frame) All() []*Section {
+	if len(f.Settled) == 0 {
+		return f.Sections
+	}
+	return append(append(make([]*Section, 0, len(f.Settled)+len(f.Sections)), f.Settled...), f.Sections...)
 }
 
 // LineCount is the number of lines in the frame.
 func (f *Frame) LineCount() int {
 	n := 0
+	if k := len(f.SettledEnds); k > 0 {
+		n = f.SettledEnds[k-1]
+	}
 	for _, s := range f.Sections {
 		n += len(s.Lines)
 	}
@@ -76,7 +99,7 @@ func (f *Frame) LineCount() int {
 // Texts returns the frame's lines as strings (tests, full redraws).
 func (f *Frame) Texts() []string {
 	out := make([]string, 0, f.LineCount())
-	for _, s := range f.Sections {
+	for _, s := range f.All() {
 		for _, l := range s.Lines {
 			out = append(out, l.Text)
 		}
@@ -88,7 +111,7 @@ func (f *Frame) Texts() []string {
 // choosing the innermost (shortest) binding range that contains it.
 func (f *Frame) BindingAt(line int, key Key) (Action, bool) {
 	offset := 0
-	for _, s := range f.Sections {
+	for _, s := range f.All() {
 		if line >= offset && line < offset+len(s.Lines) {
 			rel := line - offset
 			best, found := Binding{}, false
@@ -102,4 +125,15 @@ func (f *Frame) BindingAt(line int, key Key) (Action, bool) {
 		offset += len(s.Lines)
 	}
 	return Action{}, false
+}
+
+// AppendSettled appends s to a frame's settled sections and their line
+// ends. Appending never replaces an element, so frames already published
+// with a shorter prefix of the same backing array stay valid.
+func AppendSettled(secs []*Section, ends []int, s *Section) ([]*Section, []int) {
+	n := 0
+	if len(ends) > 0 {
+		n = ends[len(ends)-1]
+	}
+	return append(secs, s), append(ends, n+len(s.Lines))
 }

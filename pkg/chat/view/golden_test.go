@@ -34,7 +34,8 @@ func sampleThread() *Frame {
 	return &Frame{Sections: []*Section{
 		RenderHeader("header", 1, Header{Title: "Fix the parser", Profile: "claude", Provider: "anthropic", Model: "claude-sonnet-4-5"}),
 		RenderUser("e1", 1, "The parser drops\nthe last token.", false),
-		RenderAssistantText("e2", 1, "Let me look.\n\n- first\n- second", true),
+		RenderAssistantHead("e2h", 1, []string{"Let me look.", "", "- first"}, true),
+		RenderAssistantTail("e2t", 1, "- second"),
 		RenderToolCall("T", "e3", 1, ToolCall{Name: "thread_title", Input: `{"title":"Fix the parser"}`, Status: ToolDone, Summary: "Fix the parser", Result: "Thread title set."}),
 		RenderToolCall("T", "e4", 1, ToolCall{Name: "thread_title", Input: `{"title":""}`, Status: ToolFailed, Summary: "title must not be empty", Result: "title must not be empty", Expanded: true}),
 		RenderToolCall("T", "e5", 1, ToolCall{Name: "slow\ntool", Status: ToolPreparing}),

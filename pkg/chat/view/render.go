@@ -54,15 +54,28 @@ func RenderUser(id string, version uint64, text string, queued bool) *Section {
 	return &Section{ID: id, Version: version, Lines: append(lines, Line{})}
 }
 
-// RenderAssistantText draws one text block of an assistant reply. first
-// says whether it opens the reply (and so carries the heading).
-func RenderAssistantText(id string, version uint64, text string, first bool) *Section {
-	var lines []Line
+// RenderAssistantHead draws the finished lines of one text block of an
+// assistant reply; first says whether it opens the reply (and so carries
+// the heading). RenderAssistantTail draws the line still streaming. The
+// split keeps a streamed delta's work to one line.
+func RenderAssistantHead(id string, version uint64, lines []string, first bool) *Section {
+	out := make([]Line, 0, len(lines)+1)
 	if first {
-		lines = append(lines, whole("## assistant", HlAssistant))
+		out = append(out, whole("## assistant", HlAssistant))
 	}
-	lines = appendText(lines, strings.TrimRight(text, "\n"))
-	return &Section{ID: id, Version: version, Lines: append(lines, Line{})}
+	for _, l := range lines {
+		out = append(out, Line{Text: strings.TrimSuffix(l, "\r")})
+	}
+	return &Section{ID: id, Version: version, Lines: out}
+}
+
+// RenderAssistantTail draws the last, possibly unfinished, line of an
+// assistant text block and the blank line after the block.
+func RenderAssistantTail(id string, version uint64, last string) *Section {
+	if last == "" {
+		return &Section{ID: id, Version: version, Lines: []Line{{}}}
+	}
+	return &Section{ID: id, Version: version, Lines: []Line{{Text: strings.TrimSuffix(last, "\r")}, {}}}
 }
 
 // ToolStatus is where a tool call is in its life.
