@@ -1,0 +1,100 @@
+package capabilities
+
+import (
+	"context"
+	"time"
+)
+
+// Output retention: how many lines a Shell keeps of a command's output
+// for the model. Everything else goes only to the log file. The tool's
+// description quotes these numbers.
+const (
+	ShellHeadLines = 10
+	ShellTailLines = 20
+	// ShellMaxLineBytes caps one kept line; longer lines are cut in the
+	// middle with a marker saying how much was left out.
+	ShellMaxLineBytes = 2000
+	// ShellDefaultTimeout applies when a call sets none.
+	ShellDefaultTimeout = 120 * time.Second
+	// ShellTerminateGrace is how long a process group has after SIGTERM
+	// before SIGKILL.
+	ShellTerminateGrace = 200 * time.Millisecond
+)
+
+// Stream names the pipe a line came from.
+type Stream int
+
+const (
+	Stdout Stream = iota
+	Stderr
+)
+
+func (s Stream) String() string {
+	if s == Stderr {
+		return "stderr"
+	}
+	return "stdout"
+}
+
+// OutputLine is one cleaned line of output: ANSI sequences stripped,
+// carriage-return redraws folded to their final state, invalid UTF-8
+// replaced, cut in the middle past ShellMaxLineBytes, no trailing newline.
+type OutputLine struct {
+	Stream Stream
+	Text   string
+}
+
+// ExecOptions are the per-call settings of Shell.Execute.
+type ExecOptions struct {
+	// ThreadID and RequestID name the log file
+	// (<log root>/threads/<thread>/tools/<request>/bashCommand.log); they
+	// are sanitised to safe path segments.
+	ThreadID  string
+	RequestID string
+	// Cwd is the working directory; empty means the environment's.
+	Cwd string
+	// Timeout ends the command (terminate, as on cancel); zero means
+	// ShellDefaultTimeout. Implementations cap it at their maximum.
+	Timeout time.Duration
+	// OnOutput, when set, receives each line as it is read, from the
+	// shell's reader goroutine. It must not block.
+	OnOutput func(OutputLine)
+}
+
+// ExecResult is what a finished command left.
+type ExecResult struct {
+	// ExitCode is the process's exit status; -1 when it was ended by a
+	// signal (see Signal).
+	ExitCode int
+	// Signal names the signal that ended the process ("SIGTERM",
+	// "SIGKILL"), empty when it exited by itself.
+	Signal string
+	// TimedOut is set when the timeout ended the command; Cancelled when
+	// the context did.
+	TimedOut  bool
+	Cancelled bool
+	// Head holds the first lines, Tail the last ones; together they hold
+	// every line when TotalLines <= ShellHeadLines + ShellTailLines.
+	Head, Tail []OutputLine
+	TotalLines int
+	// Binary is set when the output looked binary; it is then summarised
+	// (BinaryBytes) rather than kept as lines.
+	Binary      bool
+	BinaryBytes int64
+	// LogPath is the full log of the run.
+	LogPath  string
+	Duration time.Duration
+}
+
+// Shell runs one shell command at a time per call; implementations are
+// safe for concurrent use by several tool calls.
+//
+// Execute runs command with bash semantics and waits for it. Cancelling
+// ctx terminates it (the whole process group: SIGTERM, then SIGKILL after
+// ShellTerminateGrace) and Execute returns the partial result with
+// Cancelled set and a nil error. An error is returned only when the
+// command could not be run at all, or was refused: a permission decorator
+// returns an error matching ErrPermissionDenied when the user declines.
+type Shell interface {
+	Execute(ctx context.Context, command string, opts ExecOptions) (*ExecResult, error)
+}
