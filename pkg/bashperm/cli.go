@@ -1,0 +1,96 @@
+package bashperm
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Exit codes of RunCLI.
+const (
+	ExitAllow = 0
+	ExitAsk   = 10
+	ExitUsage = 2
+)
+
+const cliUsage = "usage: check-bash [--cwd DIR] [--config FILE] -- COMMAND..."
+
+// RunCLI implements `check-bash [--cwd DIR] [--config FILE] -- COMMAND`.
+// It prints "allow" (exit 0) or "ask: <reason>" (exit 10) on stdout; a
+// usage error (no "--", no command, unreadable or invalid config) prints a
+// message on stderr and exits 2. --cwd defaults to the process's working
+// directory and is also the workspace root; Home is $HOME. Several words
+// after "--" are joined with spaces. An empty or blank COMMAND is checked
+// (and asks: "empty command").
+func RunCLI(args []string, stdout, stderr io.Writer) int {
+	usage := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "check-bash: "+format+"\n%s\n", append(a, cliUsage)...)
+		return ExitUsage
+	}
+	var cwd, config string
+	i := 0
+	for ; i < len(args) && args[i] != "--"; i++ {
+		name, val, hasVal := strings.Cut(args[i], "=")
+		switch name {
+		case "-h", "--help", "-help":
+			fmt.Fprintln(stdout, cliUsage)
+			return ExitAllow
+		case "--cwd", "-cwd", "--config", "-config":
+			if !hasVal {
+				if i+1 >= len(args) || args[i+1] == "--" {
+					return usage("%s needs a value", name)
+				}
+				i++
+				val = args[i]
+			}
+			if strings.HasSuffix(name, "cwd") {
+				cwd = val
+			} else {
+				config = val
+			}
+		default:
+			return usage("unknown argument %q (is the \"--\" before the command missing?)", args[i])
+		}
+	}
+	if i >= len(args) {
+		return usage("missing \"--\" before the command")
+	}
+	words := args[i+1:]
+	if len(words) == 0 {
+		return usage("missing command after \"--\"")
+	}
+	cfg := Config{}
+	if config != "" {
+		data, err := os.ReadFile(config)
+		if err != nil {
+			return usage("cannot read config: %v", err)
+		}
+		if cfg, err = ParseConfig(data); err != nil {
+			return usage("invalid config %s: %v", config, err)
+		}
+	}
+	checker, err := New(cfg)
+	if err != nil {
+		return usage("invalid config %s: %v", config, err)
+	}
+	if cwd == "" {
+		if cwd, err = os.Getwd(); err != nil {
+			return usage("cannot determine the working directory: %v", err)
+		}
+	}
+	if cwd, err = filepath.Abs(cwd); err != nil {
+		return usage("bad --cwd: %v", err)
+	}
+	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
+		return usage("--cwd %s is not a directory", cwd)
+	}
+	v := checker.Check(strings.Join(words, " "), Env{Cwd: cwd, Workspace: cwd, Home: os.Getenv("HOME")})
+	if v.Allow {
+		fmt.Fprintln(stdout, "allow")
+		return ExitAllow
+	}
+	fmt.Fprintf(stdout, "ask: %s\n", v.Reason)
+	return ExitAsk
+}
