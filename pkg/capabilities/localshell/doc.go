@@ -1,0 +1,101 @@
+// Package localshell implements capabilities.Shell on the local machine.
+//
+// # Running
+//
+// Execute runs exactly the string it is given with
+// `bash --noprofile --norc -c <command>` (the language the permission
+// checks parse), in a new process group (Setpgid), with stdin from
+// /dev/null (a command that reads stdin sees EOF at once), in
+// ExecOptions.Cwd, else Options.Cwd (a relative ExecOptions.Cwd is taken
+// from Options.Cwd), else the host's directory.
+//
+// The environment (Options.Env, or os.Environ() at New) is hardened
+// against prompts, pagers and code planted in a repository: PAGER,
+// GIT_PAGER, MANPAGER=cat; GIT_EDITOR, EDITOR, VISUAL=true;
+// GIT_TERMINAL_PROMPT=0; GIT_ASKPASS, SSH_ASKPASS empty;
+// GCM_INTERACTIVE=never; TERM=dumb; NO_COLOR=1; and git configuration
+// through GIT_CONFIG_COUNT / GIT_CONFIG_KEY_n / GIT_CONFIG_VALUE_n:
+// core.fsmonitor=false, core.hooksPath=/dev/null, core.pager=cat,
+// core.sshCommand="ssh -oBatchMode=yes", diff.external and
+// credential.helper empty. Inherited GIT_CONFIG_KEY_/VALUE_ pairs below
+// an inherited GIT_CONFIG_COUNT are kept, renumbered, ahead of ours (the
+// later entry wins, so ours do); GIT_CONFIG_PARAMETERS is dropped.
+//
+// # Ending
+//
+// The timeout is ExecOptions.Timeout, or ShellDefaultTimeout, capped at
+// Options.MaxTimeout (default 10 minutes). On timeout or cancellation the
+// whole group gets SIGTERM, then SIGKILL ShellTerminateGrace later if a
+// live member remains; Execute returns the partial result with TimedOut
+// or Cancelled set and a nil error. "Live" is read from /proc: an
+// orphan whose new parent never reaps it (some container inits) stays a
+// zombie member of the group, which kill(-pgid, 0) still reports.
+//
+// When the main process ends by itself, whatever it left running in its
+// group (`server &`, a forgotten `sleep 100 &`) is terminated the same
+// way: a command's background jobs do not outlive the call. That is the
+// safe default for an agent, and it is what lets Execute return at once
+// when a background child still holds stdout open. After that, the pipes
+// are read to EOF for at most half a second (a process that left the
+// group with setsid may hold them), then abandoned.
+//
+// ExitCode is the exit status, or -1 with Signal set ("SIGTERM",
+// "SIGKILL", Linux names) when a signal ended the main process. A command
+// that cannot start (missing directory, no bash) is an error.
+//
+// # Output
+//
+// Two goroutines read stdout and stderr into pooled 64 KB buffers and
+// hand them, in arrival order, to one processor goroutine that owns all
+// line state: it needs no locks and calls OnOutput (every line, in
+// order, never concurrently) with none held. Pipes are enlarged to 1 MB
+// where the kernel allows, so a fast writer rarely waits for us.
+//
+// Lines are assembled across reads. Each is cleaned: a trailing CR
+// (CRLF) dropped; invalid UTF-8 replaced with U+FFFD (one per invalid
+// run); carriage-return redraws folded the way a terminal shows them —
+// each CR-separated segment overwrites the line from column 0, one
+// column per rune, so the tail of a longer earlier segment stays
+// ("downloading\rdone" gives "doneloading") unless the segment erases the
+// line (CSI K / 0K / 2K); ANSI sequences stripped with
+// github.com/charmbracelet/x/ansi.Strip. Chunks that are pure ASCII
+// without ESC or CR take a fast path that only splits and logs.
+//
+// A line longer than ShellMaxLineBytes is cut in the middle as
+// "<head> … [N bytes cut] … <tail>", the whole within the limit. Lines
+// up to 4×ShellMaxLineBytes raw are buffered and cleaned whole; longer
+// ones are never held: only their first and last 2×ShellMaxLineBytes raw
+// bytes are kept while streaming (a 1 MB line costs 8 KB), each end is
+// cleaned on its own, and N counts the raw bytes left out (exact for
+// plain text).
+//
+// Memory is bounded whatever the output: the first ShellHeadLines lines,
+// a ring of the last ShellTailLines lines (both streams interleaved in
+// arrival order) and TotalLines. Past the head, the fast path copies into
+// the ring only the lines no later line of the same chunk displaces.
+//
+// Binary output: the first 4 KB of each stream are sniffed; a NUL, or
+// more than 30 % of bytes that are neither text controls nor valid UTF-8
+// (judged once 256 bytes are seen), switches that stream to counting:
+// no more lines, Binary set, BinaryBytes = the stream's total bytes.
+// Lines emitted before the switch stay.
+//
+// # Log
+//
+// Every call writes <LogRoot>/threads/<thread>/tools/<request>/bashCommand.log
+// (LogRoot default /tmp/magenta; directories 0700, file 0600, O_NOFOLLOW).
+// Ids are reduced to safe segments (letters, digits, '_', and '.'/'-'
+// when not leading; anything else becomes '_'; empty or all-dot ids
+// become "unknown"; at most 128 bytes) and the joined path is checked to
+// stay under LogRoot. The first line is "$ <command>", further lines of a
+// multi-line command prefixed "> "; then every cleaned line prefixed
+// "stdout: " or "stderr: " (a binary stream gets a note and its byte
+// count, not its bytes); the last line is "exit 0 after 1.234s",
+// "signal SIGTERM after 2.001s (timed out)", "… (cancelled)",
+// "start error: …" or "not started (cancelled)". Writes are buffered
+// (64 KB, handed to a writer goroutine once output is large, and flushed
+// at least once a second so a running command's log can be followed);
+// the file is flushed and closed on every path. A log that cannot be
+// created is an error (the command is not run); a write error later does
+// not turn a finished run into an error.
+package localshell

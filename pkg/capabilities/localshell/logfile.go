@@ -1,0 +1,125 @@
+package localshell
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// maxSegment caps the length of a sanitised path segment.
+const maxSegment = 128
+
+// safeSegment turns an id into one harmless path segment: characters
+// other than ASCII letters, digits, '.', '_' and '-' become '_', a
+// leading '.' or '-' becomes '_', and an empty or all-dots id becomes
+// "unknown".
+func safeSegment(id string) string {
+	if strings.Trim(id, ".") == "" {
+		return "unknown"
+	}
+	b := []byte(id)
+	if len(b) > maxSegment {
+		b = b[:maxSegment]
+	}
+	for i, c := range b {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+			c == '_' || (i > 0 && (c == '.' || c == '-'))
+		if !ok {
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}
+
+// logPath returns <root>/threads/<thread>/tools/<request>/bashCommand.log
+// and checks that it stays under root.
+func logPath(root, threadID, requestID string) (string, error) {
+	root = filepath.Clean(root)
+	p := filepath.Join(root, "threads", safeSegment(threadID), "tools", safeSegment(requestID), "bashCommand.log")
+	rel, err := filepath.Rel(root, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", fmt.Errorf("log path %q escapes %q", p, root)
+	}
+	return p, nil
+}
+
+// logBufSize is the size of the log's write buffers.
+const logBufSize = 64 << 10
+
+// logFile is the buffered log of one run. The processor appends to buf
+// directly (cheaper per line than bufio's methods) and calls flush when
+// fewer than maxLine bytes are left. Flushed buffers are written by a
+// goroutine started at the first flush, so disk writes overlap with
+// reading and cleaning; small logs are written once, at close.
+type logFile struct {
+	f   *os.File
+	buf []byte
+
+	full, free chan []byte // nil until the first flush
+	done       chan struct{}
+	err        error // the first write error; read after done
+}
+
+func newLogFile(f *os.File) *logFile {
+	return &logFile{f: f, buf: make([]byte, 0, logBufSize)}
+}
+
+// flush hands the buffer to the writer goroutine and takes an empty one.
+func (l *logFile) flush() {
+	if len(l.buf) == 0 {
+		return
+	}
+	if l.full == nil {
+		l.full, l.free, l.done = make(chan []byte, 2), make(chan []byte, 3), make(chan struct{})
+		l.free <- make([]byte, 0, logBufSize)
+		l.free <- make([]byte, 0, logBufSize)
+		go l.write()
+	}
+	l.full <- l.buf
+	l.buf = <-l.free
+}
+
+func (l *logFile) write() {
+	defer close(l.done)
+	for b := range l.full {
+		if l.err == nil {
+			_, l.err = l.f.Write(b)
+		}
+		l.free <- b[:0]
+	}
+}
+
+// openLog creates the log (directories 0700, file 0600, not following a
+// symlink at the file itself) and writes the command line.
+func openLog(path, command string) (*logFile, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("bash log: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("bash log: %w", err)
+	}
+	l := newLogFile(f)
+	l.buf = append(l.buf, "$ "+strings.ReplaceAll(command, "\n", "\n> ")+"\n"...)
+	return l, nil
+}
+
+// close writes the last line, flushes and closes; it reports the first
+// write error.
+func (l *logFile) close(last string) error {
+	l.buf = append(l.buf, last+"\n"...)
+	if l.full != nil {
+		l.full <- l.buf
+		close(l.full)
+		<-l.done
+	} else {
+		_, l.err = l.f.Write(l.buf)
+	}
+	err := l.err
+	if cerr := l.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

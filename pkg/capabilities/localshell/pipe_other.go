@@ -1,0 +1,7 @@
+//go:build !linux
+
+package localshell
+
+import "os"
+
+func growPipe(*os.File) {}

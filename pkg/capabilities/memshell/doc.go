@@ -1,0 +1,14 @@
+// Package memshell is an in-memory capabilities.Shell for tests of tools
+// and decorators.
+//
+// A Shell is built from Scripts, tried in order: the first whose Match
+// (or, without one, exact Command) accepts the command answers it. Its
+// Lines are streamed to ExecOptions.OnOutput and summarised into Head,
+// Tail and TotalLines with the same retention constants a real shell
+// uses (capabilities.ShellHeadLines / ShellTailLines); its Err is
+// returned as is; Block makes the call wait for cancellation or the
+// call's timeout, so tests can exercise abort paths without processes.
+// Every call is recorded (Calls) whether or not it was scripted, and an
+// unscripted command is an error, so a test notices an unexpected
+// command instead of silently getting an empty result.
+package memshell
