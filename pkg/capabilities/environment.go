@@ -20,6 +20,8 @@ type Environment struct {
 	// Cwd is the directory relative paths are resolved against and the
 	// root of the workspace the permission rules protect.
 	Cwd string
+	// Shell runs commands; nil when the environment has none.
+	Shell Shell
 }
 
 // NewLocal returns the environment of the machine the host runs on,

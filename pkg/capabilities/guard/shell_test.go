@@ -1,0 +1,129 @@
+package guard
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/magenta-nvim/magenta/pkg/approval"
+	"github.com/magenta-nvim/magenta/pkg/capabilities"
+)
+
+type recordShell struct {
+	mu   sync.Mutex
+	runs []string
+}
+
+func (r *recordShell) Execute(_ context.Context, command string, _ capabilities.ExecOptions) (*capabilities.ExecResult, error) {
+	r.mu.Lock()
+	r.runs = append(r.runs, command)
+	r.mu.Unlock()
+	return &capabilities.ExecResult{}, nil
+}
+
+func (r *recordShell) ran() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.runs...)
+}
+
+// onlyLs allows "ls" and asks for anything else.
+func onlyLs(command, _ string) (bool, string) {
+	if command == "ls" {
+		return true, ""
+	}
+	return false, "runs `" + command + "`, which no rule allows"
+}
+
+func setup() (*Shell, *recordShell, *approval.Broker) {
+	inner := &recordShell{}
+	b := approval.NewBroker(nil)
+	s := NewShell(inner, ShellOptions{Workspace: "/ws", Cwd: "/ws", Check: onlyLs, Broker: b, Remembered: NewRemembered()})
+	return s, inner, b
+}
+
+// answerNext answers the first request to appear, within a deadline. It
+// runs on its own goroutine, so it reports failures with assert.
+func answerNext(t *testing.T, b *approval.Broker, d approval.Decision) approval.Request {
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if req, ok := b.Oldest(); ok {
+			assert.True(t, b.Answer(req.ID, d))
+			return req
+		}
+		time.Sleep(time.Millisecond)
+	}
+	assert.Fail(t, "no approval request")
+	return approval.Request{}
+}
+
+func TestAllowedCommandRunsWithoutAsking(t *testing.T) {
+	s, inner, b := setup()
+	_, err := s.Execute(context.Background(), "ls", capabilities.ExecOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"ls"}, inner.ran())
+	assert.Empty(t, b.Pending(""))
+}
+
+func TestDeclinedCommandDoesNotRun(t *testing.T) {
+	s, inner, b := setup()
+	go func() {
+		req := answerNext(t, b, approval.Deny)
+		assert.Equal(t, "rm -rf x", req.Subject)
+		assert.Equal(t, "runs `rm -rf x`, which no rule allows", req.Reason)
+		assert.Equal(t, "tu_1", req.ToolUseID)
+	}()
+	_, err := s.Execute(context.Background(), "rm -rf x", capabilities.ExecOptions{ThreadID: "t", RequestID: "tu_1"})
+	require.ErrorIs(t, err, capabilities.ErrPermissionDenied)
+	assert.Contains(t, err.Error(), "the user declined")
+	assert.Empty(t, inner.ran())
+}
+
+func TestAlwaysIsRememberedForTheExactCommand(t *testing.T) {
+	s, inner, b := setup()
+	go answerNext(t, b, approval.AllowAlways)
+	_, err := s.Execute(context.Background(), "make test", capabilities.ExecOptions{})
+	require.NoError(t, err)
+	_, err = s.Execute(context.Background(), "make test", capabilities.ExecOptions{})
+	require.NoError(t, err, "asked no second time")
+	assert.Equal(t, []string{"make test", "make test"}, inner.ran())
+	go answerNext(t, b, approval.Allow)
+	_, err = s.Execute(context.Background(), "make test ", capabilities.ExecOptions{})
+	require.NoError(t, err, "another command string asks again")
+}
+
+func TestWorkdirOutsideWorkspaceAsks(t *testing.T) {
+	s, inner, b := setup()
+	go func() {
+		req := answerNext(t, b, approval.Allow)
+		assert.Equal(t, "runs in /etc, outside the workspace", req.Reason)
+	}()
+	_, err := s.Execute(context.Background(), "ls", capabilities.ExecOptions{Cwd: "/etc"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"ls"}, inner.ran())
+}
+
+func TestAbortWithdrawsTheRequest(t *testing.T) {
+	s, inner, b := setup()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Execute(ctx, "rm x", capabilities.ExecOptions{})
+		done <- err
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	for len(b.Pending("")) == 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	err := <-done
+	assert.True(t, errors.Is(err, capabilities.ErrPermissionDenied))
+	assert.Contains(t, err.Error(), "aborted")
+	assert.Empty(t, inner.ran())
+	assert.Empty(t, b.Pending(""))
+}
