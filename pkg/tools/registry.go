@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"sort"
+	"time"
 )
 
 // Registry is a set of tools by name. It is built at start-up and read
@@ -28,13 +29,35 @@ func NewRegistry(ts ...Tool) (*Registry, error) {
 	return r, nil
 }
 
-// Default returns the registry of every built-in tool.
-func Default() *Registry {
-	r, err := NewRegistry(ThreadTitle())
+// DefaultMaxShellTimeout caps bash_command's per-call timeout unless the
+// options say otherwise.
+const DefaultMaxShellTimeout = 10 * time.Minute
+
+// Config is what the built-in tools take from the user's options.
+type Config struct {
+	MaxShellTimeout time.Duration
+}
+
+// Default returns the registry of every built-in tool with default
+// settings.
+func Default() *Registry { return Builtin(Config{}) }
+
+// Builtin returns the registry of every built-in tool.
+func Builtin(cfg Config) *Registry {
+	if cfg.MaxShellTimeout <= 0 {
+		cfg.MaxShellTimeout = DefaultMaxShellTimeout
+	}
+	r, err := NewRegistry(ThreadTitle(), BashCommand(cfg.MaxShellTimeout))
 	if err != nil {
 		panic(err)
 	}
 	return r
+}
+
+// Tool returns the named tool.
+func (r *Registry) Tool(name string) (Tool, bool) {
+	t, ok := r.tools[name]
+	return t, ok
 }
 
 // Specs lists the tools' specs sorted by name, so requests are stable.

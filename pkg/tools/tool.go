@@ -28,6 +28,8 @@ type Call struct {
 	Input    json.RawMessage
 	Env      *capabilities.Environment
 	Thread   ThreadControl
+	// Live shows progress in the chat while the call runs (may be nil).
+	Live *Live
 }
 
 // Image is an image a tool returns to the model.
@@ -44,6 +46,8 @@ type Result struct {
 	// Summary is a one-line description for the chat UI; empty means the
 	// UI shows the first line of Text.
 	Summary string
+	// LogPath is a file with the call's full output, offered in the chat.
+	LogPath string
 }
 
 // Errorf returns an error result.

@@ -69,10 +69,11 @@ func TestRegistry(t *testing.T) {
 	})
 	t.Run("specs carry the schema and the rendered description", func(t *testing.T) {
 		specs := reg.Specs()
-		require.Len(t, specs, 1)
-		assert.Contains(t, specs[0].Description, "at most 80 characters")
+		require.Len(t, specs, 2)
+		assert.Equal(t, "bash_command", specs[0].Name)
+		assert.Contains(t, specs[1].Description, "at most 80 characters")
 		var schema map[string]any
-		require.NoError(t, json.Unmarshal(specs[0].InputSchema, &schema))
+		require.NoError(t, json.Unmarshal(specs[1].InputSchema, &schema))
 		assert.Equal(t, "object", schema["type"])
 		assert.Equal(t, []any{"title"}, schema["required"])
 	})

@@ -1,0 +1,178 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/magenta-nvim/magenta/pkg/capabilities"
+)
+
+// What the model gets from bash_command, beyond the Shell's retention.
+const (
+	// BashLineChars cuts a line for the model (the log keeps more).
+	BashLineChars = 1000
+	// BashCharBudget caps the whole result.
+	BashCharBudget = 10000
+)
+
+//go:embed bash_command.md
+var bashCommandDescription string
+
+// BashCommandParams is the input of bash_command.
+type BashCommandParams struct {
+	Command     string `json:"command" jsonschema:"the command line to run with bash"`
+	Timeout     int    `json:"timeout,omitempty" jsonschema:"timeout in milliseconds (optional)"`
+	Workdir     string `json:"workdir,omitempty" jsonschema:"working directory, relative to the workspace root (optional)"`
+	Description string `json:"description,omitempty" jsonschema:"a few words on what the command does, shown to the user"`
+}
+
+type bashCommand struct {
+	Tool
+}
+
+// BashCommand returns the bash_command tool; maxTimeout is the configured
+// cap for per-call timeouts, quoted in the description.
+func BashCommand(maxTimeout time.Duration) Tool {
+	data := map[string]any{
+		"DefaultTimeout": capabilities.ShellDefaultTimeout.String(),
+		"MaxTimeout":     maxTimeout.String(),
+		"Grace":          capabilities.ShellTerminateGrace.String(),
+		"AllLines":       capabilities.ShellHeadLines + capabilities.ShellTailLines,
+		"HeadLines":      capabilities.ShellHeadLines,
+		"TailLines":      capabilities.ShellTailLines,
+		"LineChars":      BashLineChars,
+		"CharBudget":     BashCharBudget,
+	}
+	return &bashCommand{Tool: MustTyped("bash_command", bashCommandDescription, data, runBash)}
+}
+
+// Describe implements Describer: the description and the command line.
+func (*bashCommand) Describe(input []byte) (summary, detail string) {
+	var p BashCommandParams
+	if json.Unmarshal(input, &p) != nil {
+		return "", ""
+	}
+	summary = p.Description
+	cmd := p.Command
+	if i := strings.IndexByte(cmd, '\n'); i >= 0 {
+		cmd = cmd[:i] + " …"
+	}
+	if summary == "" {
+		summary = cutMiddle(cmd, 60)
+	}
+	return summary, "$ " + cmd
+}
+
+func runBash(ctx context.Context, call Call, p BashCommandParams) Result {
+	if strings.TrimSpace(p.Command) == "" {
+		return Errorf("command must not be empty")
+	}
+	if call.Env == nil || call.Env.Shell == nil {
+		return Errorf("this environment has no shell")
+	}
+	if p.Timeout < 0 {
+		return Errorf("timeout must be a positive number of milliseconds")
+	}
+	workdir := call.Env.Cwd
+	if p.Workdir != "" {
+		workdir = p.Workdir
+		if !filepath.IsAbs(workdir) {
+			workdir = filepath.Join(call.Env.Cwd, workdir)
+		}
+	}
+	limit := capabilities.ShellDefaultTimeout
+	if p.Timeout > 0 {
+		limit = time.Duration(p.Timeout) * time.Millisecond
+	}
+	call.Live.SetLimit(limit)
+	res, err := call.Env.Shell.Execute(ctx, p.Command, capabilities.ExecOptions{
+		ThreadID: call.ThreadID, RequestID: call.ID, Cwd: workdir,
+		Timeout: time.Duration(p.Timeout) * time.Millisecond,
+		OnOutput: func(l capabilities.OutputLine) {
+			call.Live.AddLine(l.Text)
+		},
+	})
+	if errors.Is(err, capabilities.ErrPermissionDenied) {
+		var denied *capabilities.DeniedError
+		reason := "the user declined to run it"
+		if errors.As(err, &denied) {
+			reason = denied.Reason
+		}
+		return Result{Text: "The command was not run: " + reason + ".", IsError: true, Summary: "not run: " + reason}
+	}
+	if err != nil {
+		return Errorf("the command could not be run: " + err.Error())
+	}
+	text, status := FormatBashResult(res)
+	return Result{Text: text, IsError: res.ExitCode != 0 || res.Signal != "", Summary: status, LogPath: res.LogPath}
+}
+
+// FormatBashResult renders a result for the model, and a one-line status
+// for the chat.
+func FormatBashResult(res *capabilities.ExecResult) (text, status string) {
+	var b strings.Builder
+	switch {
+	case res.Binary:
+		fmt.Fprintf(&b, "(binary output, %d bytes, not shown)\n", res.BinaryBytes)
+	case res.TotalLines == 0:
+		b.WriteString("(no output)\n")
+	default:
+		lines := make([]string, 0, len(res.Head)+len(res.Tail)+1)
+		for _, l := range res.Head {
+			lines = append(lines, l.Text)
+		}
+		if omitted := res.TotalLines - len(res.Head) - len(res.Tail); omitted > 0 {
+			lines = append(lines, fmt.Sprintf("... (%d lines omitted) ...", omitted))
+		}
+		for _, l := range res.Tail {
+			lines = append(lines, l.Text)
+		}
+		writeWithinBudget(&b, lines)
+	}
+	if res.TotalLines > capabilities.ShellHeadLines+capabilities.ShellTailLines || res.Binary {
+		fmt.Fprintf(&b, "Full output (%d lines): %s\n", res.TotalLines, res.LogPath)
+	}
+	dur := res.Duration.Round(time.Millisecond)
+	switch {
+	case res.Cancelled:
+		status = fmt.Sprintf("terminated by the user after %s", dur)
+	case res.TimedOut:
+		status = fmt.Sprintf("timed out after %s and was terminated (%s)", dur, res.Signal)
+	case res.Signal != "":
+		status = fmt.Sprintf("killed by %s after %s", res.Signal, dur)
+	default:
+		status = fmt.Sprintf("exit code %d after %s", res.ExitCode, dur)
+	}
+	b.WriteString(status)
+	return b.String(), status
+}
+
+// writeWithinBudget writes lines cut to BashLineChars, shrinking the cut
+// further when the lines together would pass BashCharBudget.
+func writeWithinBudget(b *strings.Builder, lines []string) {
+	limit := BashLineChars
+	if per := BashCharBudget / max(len(lines), 1); per < limit {
+		limit = max(per, 40)
+	}
+	for _, l := range lines {
+		b.WriteString(cutMiddle(l, limit))
+		b.WriteByte('\n')
+	}
+}
+
+// cutMiddle shortens s to about n characters by cutting out its middle.
+func cutMiddle(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	keep := (n - 20) / 2
+	return string(r[:keep]) + fmt.Sprintf(" … [%d chars cut] … ", len(r)-2*keep) + string(r[len(r)-keep:])
+}

@@ -1,0 +1,140 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/magenta-nvim/magenta/pkg/capabilities"
+)
+
+type fakeShell struct {
+	res  *capabilities.ExecResult
+	err  error
+	got  capabilities.ExecOptions
+	cmd  string
+	emit []string
+}
+
+func (f *fakeShell) Execute(_ context.Context, cmd string, o capabilities.ExecOptions) (*capabilities.ExecResult, error) {
+	f.cmd, f.got = cmd, o
+	for _, l := range f.emit {
+		o.OnOutput(capabilities.OutputLine{Text: l})
+	}
+	return f.res, f.err
+}
+
+func lines(prefix string, n int) []capabilities.OutputLine {
+	out := make([]capabilities.OutputLine, n)
+	for i := range out {
+		out[i] = capabilities.OutputLine{Text: fmt.Sprintf("%s%d", prefix, i+1)}
+	}
+	return out
+}
+
+func runBashTool(t *testing.T, sh *fakeShell, input string) Result {
+	t.Helper()
+	env := &capabilities.Environment{Cwd: "/ws", Shell: sh}
+	return Default().Run(context.Background(), "bash_command", Call{ID: "tu_9", ThreadID: "th", Input: json.RawMessage(input), Env: env, Live: &Live{}})
+}
+
+func TestBashCommandPassesOptions(t *testing.T) {
+	sh := &fakeShell{res: &capabilities.ExecResult{TotalLines: 1, Head: lines("x", 1), Duration: time.Second}, emit: []string{"a", "b"}}
+	res := runBashTool(t, sh, `{"command":"make","timeout":5000,"workdir":"sub","description":"build"}`)
+	assert.False(t, res.IsError)
+	assert.Equal(t, "make", sh.cmd)
+	assert.Equal(t, "/ws/sub", sh.got.Cwd)
+	assert.Equal(t, 5*time.Second, sh.got.Timeout)
+	assert.Equal(t, "th", sh.got.ThreadID)
+	assert.Equal(t, "tu_9", sh.got.RequestID)
+	assert.Equal(t, "x1\nexit code 0 after 1s", res.Text)
+	assert.Equal(t, "exit code 0 after 1s", res.Summary)
+}
+
+func TestBashCommandFormatting(t *testing.T) {
+	tests := []struct {
+		name string
+		res  capabilities.ExecResult
+		want []string
+		not  []string
+	}{
+		{"all of 30 lines", capabilities.ExecResult{TotalLines: 30, Head: lines("h", 10), Tail: lines("t", 20), LogPath: "/l"},
+			[]string{"h1\n", "t20\nexit code 0"}, []string{"omitted", "Full output"}},
+		{"head, omitted, tail, log", capabilities.ExecResult{TotalLines: 1000, Head: lines("h", 10), Tail: lines("t", 20), LogPath: "/tmp/log"},
+			[]string{"h10\n... (970 lines omitted) ...\nt1\n", "Full output (1000 lines): /tmp/log\n"}, nil},
+		{"binary", capabilities.ExecResult{Binary: true, BinaryBytes: 10000, LogPath: "/l"}, []string{"(binary output, 10000 bytes, not shown)"}, nil},
+		{"no output", capabilities.ExecResult{ExitCode: 3}, []string{"(no output)\nexit code 3"}, nil},
+		{"timeout", capabilities.ExecResult{TimedOut: true, Signal: "SIGTERM", ExitCode: -1, Duration: 2 * time.Second}, []string{"timed out after 2s and was terminated (SIGTERM)"}, nil},
+		{"terminated", capabilities.ExecResult{Cancelled: true, Signal: "SIGTERM", ExitCode: -1}, []string{"terminated by the user"}, nil},
+		{"signal", capabilities.ExecResult{Signal: "SIGKILL", ExitCode: -1}, []string{"killed by SIGKILL"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			text, _ := FormatBashResult(&tt.res)
+			for _, w := range tt.want {
+				assert.Contains(t, text, w)
+			}
+			for _, n := range tt.not {
+				assert.NotContains(t, text, n)
+			}
+		})
+	}
+}
+
+func TestBashCommandBudget(t *testing.T) {
+	long := strings.Repeat("x", 5000)
+	head := make([]capabilities.OutputLine, 10)
+	tail := make([]capabilities.OutputLine, 20)
+	for i := range head {
+		head[i].Text = long
+	}
+	for i := range tail {
+		tail[i].Text = long
+	}
+	text, _ := FormatBashResult(&capabilities.ExecResult{TotalLines: 5000, Head: head, Tail: tail, LogPath: "/l"})
+	assert.LessOrEqual(t, len([]rune(text)), BashCharBudget+500)
+	assert.Contains(t, text, "chars cut")
+}
+
+func TestBashCommandDeclinedAndErrors(t *testing.T) {
+	res := runBashTool(t, &fakeShell{err: &capabilities.DeniedError{What: "rm x", Reason: "the user declined to run it"}}, `{"command":"rm x"}`)
+	assert.True(t, res.IsError)
+	assert.Equal(t, "The command was not run: the user declined to run it.", res.Text)
+
+	res = runBashTool(t, &fakeShell{}, `{"command":"  "}`)
+	assert.True(t, res.IsError)
+	assert.Contains(t, res.Text, "must not be empty")
+
+	res = Default().Run(context.Background(), "bash_command", Call{Input: json.RawMessage(`{"command":"ls"}`), Env: &capabilities.Environment{}})
+	assert.Contains(t, res.Text, "no shell")
+}
+
+func TestBashCommandDescriptionUsesTheConstants(t *testing.T) {
+	tool, ok := Default().Tool("bash_command")
+	require.True(t, ok)
+	d := tool.Spec().Description
+	for _, want := range []string{"2m0s", "10m0s", "200ms", "30 lines or fewer", "first 10 lines", "last 20 lines", "1000 characters", "10000 characters"} {
+		assert.Contains(t, d, want)
+	}
+	sum, detail := tool.(Describer).Describe([]byte(`{"command":"rm -rf build\necho done","description":"clean"}`))
+	assert.Equal(t, "clean", sum)
+	assert.Equal(t, "$ rm -rf build …", detail)
+}
+
+func TestLive(t *testing.T) {
+	var l *Live
+	l.AddLine("ignored") // nil-safe
+	l = &Live{}
+	for i := 0; i < 8; i++ {
+		l.AddLine(fmt.Sprint(i))
+	}
+	s := l.Snapshot()
+	assert.Equal(t, []string{"3", "4", "5", "6", "7"}, s.Lines)
+	assert.Equal(t, 8, s.Total)
+}

@@ -1,0 +1,87 @@
+package tools
+
+import (
+	"sync"
+	"time"
+)
+
+// LiveLines is how many recent output lines a running tool shows.
+const LiveLines = 5
+
+// Live is what a running tool shows in the chat: its latest output lines
+// and a status word. The thread gives each call one and polls it; tools
+// write to it from any goroutine. A nil *Live ignores writes.
+type Live struct {
+	mu     sync.Mutex
+	seq    uint64
+	lines  []string
+	total  int
+	status string
+	limit  time.Duration
+}
+
+// SetLimit tells the chat the call's time limit, shown with its timer.
+func (l *Live) SetLimit(d time.Duration) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	l.limit = d
+	l.seq++
+	l.mu.Unlock()
+}
+
+// AddLine records one line of output.
+func (l *Live) AddLine(s string) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	if len(l.lines) == LiveLines {
+		copy(l.lines, l.lines[1:])
+		l.lines[LiveLines-1] = s
+	} else {
+		l.lines = append(l.lines, s)
+	}
+	l.total++
+	l.seq++
+	l.mu.Unlock()
+}
+
+// SetStatus replaces the status shown next to the tool's name.
+func (l *Live) SetStatus(s string) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	if l.status != s {
+		l.status = s
+		l.seq++
+	}
+	l.mu.Unlock()
+}
+
+// LiveSnapshot is a copy of a Live's state; Seq changes whenever it does.
+type LiveSnapshot struct {
+	Seq    uint64
+	Lines  []string
+	Total  int
+	Status string
+	Limit  time.Duration
+}
+
+// Snapshot copies the current state.
+func (l *Live) Snapshot() LiveSnapshot {
+	if l == nil {
+		return LiveSnapshot{}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return LiveSnapshot{Seq: l.seq, Lines: append([]string(nil), l.lines...), Total: l.total, Status: l.status, Limit: l.limit}
+}
+
+// Describer is implemented by tools that can summarise a call for the
+// chat before it runs ("remove build dir", "$ rm -rf build").
+type Describer interface {
+	Describe(input []byte) (summary, detail string)
+}
