@@ -4,6 +4,10 @@
 //
 //	magenta-host --manifest magenta   print the remote-plugin manifest
 //	magenta-host --version            print the version
+//	magenta-host check-bash [--cwd DIR] [--config FILE] -- COMMAND
+//	                                  say whether COMMAND would run without
+//	                                  asking: prints "allow" (exit 0) or
+//	                                  "ask: <reason>" (exit 10); 2 on misuse
 //	magenta-host [--log FILE]         serve Neovim on stdio
 package main
 
@@ -17,6 +21,7 @@ import (
 	"github.com/neovim/go-client/nvim"
 	"github.com/neovim/go-client/nvim/plugin"
 
+	"github.com/magenta-nvim/magenta/pkg/bashperm"
 	"github.com/magenta-nvim/magenta/pkg/chat/backend"
 	"github.com/magenta-nvim/magenta/pkg/chat/provider"
 	"github.com/magenta-nvim/magenta/pkg/host"
@@ -30,6 +35,9 @@ func main() {
 }
 
 func run(args []string) int {
+	if len(args) > 0 && args[0] == "check-bash" {
+		return bashperm.RunCLI(args[1:], os.Stdout, os.Stderr)
+	}
 	fs := flag.NewFlagSet("magenta-host", flag.ContinueOnError)
 	manifest := fs.String("manifest", "", "print the remote-plugin manifest for `host` and exit")
 	showVersion := fs.Bool("version", false, "print the version and exit")

@@ -26,7 +26,19 @@ M.defaults = {
       abort = "<leader>ma",
     },
     input = { send = "<CR>" },
-    display = { activate = "<CR>", toggle = "=" },
+    display = {
+      activate = "<CR>", -- press the button / open the item under the cursor
+      toggle = "=", -- expand or collapse a tool call
+      approve = "a", -- approve the request under the cursor (or the oldest)
+      deny = "d",
+      always = "A", -- approve and remember the exact command for the session
+      terminate = "x", -- stop the running tool call under the cursor
+    },
+  },
+  shell = {
+    logRoot = "/tmp/magenta", -- command logs: <logRoot>/threads/<thread>/tools/<call>/bashCommand.log
+    maxTimeout = 600, -- seconds: the most a bash_command call may ask for
+    rules = {}, -- extra permission rules, see :help magenta-shell-rules
   },
   systemPrompt = nil,
   logLevel = "info",
@@ -47,6 +59,15 @@ local profile_schema = {
   maxTokens = "number",
 }
 local required_profile_keys = { "name", "provider", "model" }
+local rule_schema = {
+  command = "string",
+  subcommands = "strings",
+  allowFlags = "strings",
+  denyFlags = "strings",
+  valueFlags = "strings",
+  pathFlags = "strings",
+  args = { enum = { "none", "any", "read-paths", "write-paths", "pattern-then-read-paths" } },
+}
 local keymap = "string|false"
 
 local schema = {
@@ -67,15 +88,47 @@ local schema = {
       abort = keymap,
     },
     input = { _or_false = true, send = keymap },
-    display = { _or_false = true, activate = keymap, toggle = keymap },
+    display = {
+      _or_false = true,
+      activate = keymap,
+      toggle = keymap,
+      approve = keymap,
+      deny = keymap,
+      always = keymap,
+      terminate = keymap,
+    },
+  },
+  shell = {
+    logRoot = "string",
+    maxTimeout = "number",
+    rules = { list = rule_schema, allow_empty = true },
   },
   systemPrompt = "string",
   logLevel = { enum = { "debug", "info", "warn", "error" } },
   host = { binary = "string", logFile = "string" },
 }
 
+local function is_string_list(value)
+  if type(value) ~= "table" then
+    return false
+  end
+  local n = 0
+  for _ in pairs(value) do
+    n = n + 1
+  end
+  for i = 1, n do
+    if type(value[i]) ~= "string" then
+      return false
+    end
+  end
+  return true
+end
+
 local function type_ok(expected, value)
   for t in expected:gmatch("[^|]+") do
+    if t == "strings" and is_string_list(value) then
+      return true
+    end
     if t == "false" and value == false then
       return true
     end
@@ -89,7 +142,8 @@ end
 local function check(path, spec, value)
   if type(spec) == "string" then
     if not type_ok(spec, value) then
-      return string.format("option '%s' must be %s, got %s", path, spec:gsub("|", " or "), type(value))
+      local want = spec:gsub("strings", "a list of strings"):gsub("|", " or ")
+      return string.format("option '%s' must be %s, got %s", path, want, type(value))
     end
     return nil
   end
@@ -108,6 +162,9 @@ local function check(path, spec, value)
     return string.format("option '%s' must be a table, got %s", path, type(value))
   end
   if spec.list then
+    if #value == 0 and spec.allow_empty and next(value) == nil then
+      return nil
+    end
     if #value == 0 then
       return string.format("option '%s' must be a non-empty list", path)
     end
@@ -121,11 +178,12 @@ local function check(path, spec, value)
       if err then
         return err
       end
-      if spec.list == profile_schema then
-        for _, key in ipairs(required_profile_keys) do
-          if item[key] == nil then
-            return string.format("option '%s[%d].%s' is required", path, i, key)
-          end
+      local required = (spec.list == profile_schema and required_profile_keys)
+        or (spec.list == rule_schema and { "command" })
+        or {}
+      for _, key in ipairs(required) do
+        if item[key] == nil then
+          return string.format("option '%s[%d].%s' is required", path, i, key)
         end
       end
     end
@@ -202,10 +260,16 @@ end
 --- The options the host uses, JSON-encoded.
 function M.for_host()
   local o = M.options
+  local shell = o.shell or {}
+  local rules = shell.rules
+  if rules ~= nil and next(rules) == nil then
+    rules = nil -- omitted: an empty Lua table would encode as {} instead of []
+  end
   return vim.json.encode({
     profiles = o.profiles,
     systemPrompt = o.systemPrompt,
     logLevel = o.logLevel,
+    shell = { logRoot = shell.logRoot, maxTimeout = shell.maxTimeout, rules = rules },
   })
 end
 

@@ -16,6 +16,7 @@ local links = {
   MagentaWarning = "WarningMsg",
   MagentaStatus = "NonText",
   MagentaSelected = "Visual",
+  MagentaButton = "Underlined",
 }
 
 local defined = false
@@ -72,6 +73,42 @@ function M.apply(buf, s, e, lines, hls)
     sidebar.load_syntax()
   end
   return true
+end
+
+--- Notifies only when buf is not shown in any window (an approval waits
+--- while the sidebar is closed).
+function M.notify_if_hidden(buf, msg)
+  if buf ~= 0 and vim.api.nvim_buf_is_valid(buf) and #vim.fn.win_findbuf(buf) > 0 then
+    return
+  end
+  vim.notify(msg, vim.log.levels.WARN)
+end
+
+--- Opens path in a window that is not part of the sidebar (the previous
+--- window when it is a normal one, else a new split).
+function M.open_file(path)
+  local function is_sidebar(win)
+    local ok = pcall(vim.api.nvim_buf_get_var, vim.api.nvim_win_get_buf(win), "magenta_role")
+    return ok
+  end
+  local target
+  local prev = vim.fn.win_getid(vim.fn.winnr("#"))
+  if prev ~= 0 and not is_sidebar(prev) then
+    target = prev
+  else
+    for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+      if not is_sidebar(win) and vim.api.nvim_win_get_config(win).relative == "" then
+        target = win
+        break
+      end
+    end
+  end
+  if target then
+    vim.api.nvim_set_current_win(target)
+  else
+    vim.cmd("topleft vsplit")
+  end
+  vim.cmd("edit " .. vim.fn.fnameescape(path))
 end
 
 function M.notify(msg, level)

@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"fmt"
+	"github.com/magenta-nvim/magenta/pkg/approval"
 	"log/slog"
 	"runtime/debug"
 	"sort"
@@ -27,6 +28,11 @@ type Screen interface {
 	BindingAt(line int, key view.Key) (view.Action, bool)
 	// Notify tells the user something outside the chat (vim.notify).
 	Notify(msg string, level Level)
+	// NotifyIfHidden notifies only when the display buffer is not in a
+	// window (an approval waits and the sidebar is closed).
+	NotifyIfHidden(msg string)
+	// OpenFile opens path in a normal editor window (not the sidebar).
+	OpenFile(path string)
 }
 
 // Level is the urgency of a notification.
@@ -45,6 +51,9 @@ type AppDeps struct {
 	Env          *capabilities.Environment
 	NewProvider  ProviderFactory
 	SystemPrompt string
+	// Broker holds approvals; nil when nothing asks. The app takes over
+	// its change callback.
+	Broker *approval.Broker
 }
 
 // App owns the threads and which one is shown. Its methods enqueue work
@@ -69,6 +78,7 @@ type App struct {
 	listVersion uint64
 	showingList bool
 	activeID    string
+	byID        map[string]*Thread
 }
 
 // NewApp starts the app with one empty thread on the first profile.
@@ -80,6 +90,10 @@ func NewApp(parent context.Context, opts config.Options, deps AppDeps) (*App, er
 	a := &App{
 		ctx: ctx, cancel: cancel, inbox: make(chan func(), inboxSize), done: make(chan struct{}),
 		deps: deps, opts: opts, profile: opts.Profiles[0], summaries: map[string]view.ThreadSummary{},
+		byID: map[string]*Thread{},
+	}
+	if deps.Broker != nil {
+		deps.Broker.SetOnChange(a.onApprovalChange)
 	}
 	go a.run()
 	a.do(func() { a.newThread() })
@@ -123,9 +137,11 @@ func (a *App) Key(key view.Key, line int) {
 	a.do(func() {
 		action, ok := a.deps.Screen.BindingAt(line, key)
 		if !ok {
-			return
+			action, ok = a.oldestApproval(key)
 		}
-		a.act(action)
+		if ok {
+			a.act(action)
+		}
 	})
 }
 
@@ -195,7 +211,7 @@ func (a *App) newThread() {
 	t, err := NewThread(a.ctx, a.profile, Deps{
 		Tools: a.deps.Tools, Env: a.deps.Env, Display: a.deps.Screen,
 		NewProvider: a.deps.NewProvider, SystemPrompt: a.deps.SystemPrompt,
-		OnSummary: a.onSummary,
+		OnSummary: a.onSummary, Broker: a.deps.Broker,
 	})
 	if err != nil {
 		a.deps.Screen.Notify("magenta: "+err.Error(), LevelError)
@@ -203,6 +219,9 @@ func (a *App) newThread() {
 	}
 	a.threads = append(a.threads, t)
 	a.active = t
+	a.sumMu.Lock()
+	a.byID[t.ID] = t
+	a.sumMu.Unlock()
 	a.showActive()
 }
 
@@ -256,6 +275,8 @@ func (a *App) act(action view.Action) {
 		switch action.Kind {
 		case "switch_thread":
 			a.selectThread(action.Arg)
+		case "open_file":
+			a.deps.Screen.OpenFile(action.Arg)
 		default:
 			slog.Warn("app: unknown action", "kind", action.Kind)
 		}
@@ -297,4 +318,33 @@ func (a *App) publishList() {
 	a.sumMu.Unlock()
 	sort.Slice(list, func(i, j int) bool { return list[i].ID < list[j].ID })
 	a.deps.Screen.Publish(ThreadListKey, view.RenderThreadList(list, activeID, version))
+}
+
+// onApprovalChange routes a change of pending approvals to the thread
+// that owns them, and tells the user when the sidebar is closed. It is
+// called from tool and thread goroutines and never blocks.
+func (a *App) onApprovalChange(threadID string, added *approval.Request) {
+	a.sumMu.Lock()
+	t := a.byID[threadID]
+	a.sumMu.Unlock()
+	if t != nil {
+		t.ApprovalsChanged()
+	}
+	if added != nil {
+		a.deps.Screen.NotifyIfHidden(fmt.Sprintf("magenta: waiting for your approval: %s (%s). Open the sidebar with :Magenta toggle.", firstLineOf(added.Subject), added.Reason))
+	}
+}
+
+// oldestApproval answers approve / deny / always pressed away from any
+// approval: they go to the oldest pending request of any thread.
+func (a *App) oldestApproval(key view.Key) (view.Action, bool) {
+	kind, ok := map[view.Key]string{view.KeyApprove: view.ActionApprove, view.KeyDeny: view.ActionDeny, view.KeyAlways: view.ActionAlways}[key]
+	if !ok || a.deps.Broker == nil {
+		return view.Action{}, false
+	}
+	req, ok := a.deps.Broker.Oldest()
+	if !ok {
+		return view.Action{}, false
+	}
+	return view.Action{Target: req.ThreadID, Kind: kind, Arg: req.ID}, true
 }

@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"github.com/magenta-nvim/magenta/pkg/approval"
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
 	"github.com/magenta-nvim/magenta/pkg/chat/provider"
 	"github.com/magenta-nvim/magenta/pkg/chat/view"
@@ -28,4 +29,7 @@ type Deps struct {
 	// OnSummary is called from the thread goroutine when the title,
 	// status or profile changes. It must not block.
 	OnSummary func(view.ThreadSummary)
+	// Broker holds the approvals the thread's tools wait for; nil when
+	// nothing in the environment asks.
+	Broker *approval.Broker
 }

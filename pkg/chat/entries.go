@@ -1,10 +1,13 @@
 package chat
 
 import (
+	"context"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/magenta-nvim/magenta/pkg/chat/view"
+	"github.com/magenta-nvim/magenta/pkg/tools"
 )
 
 type entryKind int
@@ -35,6 +38,13 @@ type entry struct {
 	level  view.NoticeLevel
 	tool   view.ToolCall
 	toolID string // the provider's tool-use id
+	// A running tool call: its own cancel (terminate), its live status,
+	// when it started, and the description its tool gave.
+	cancel  context.CancelFunc
+	live    *tools.Live
+	liveSeq uint64
+	started time.Time
+	desc    string
 }
 
 func (t *Thread) newEntry(kind entryKind) *entry {

@@ -58,6 +58,10 @@ func (s *recordingScreen) Notify(msg string, _ Level) {
 	s.signal()
 }
 
+func (s *recordingScreen) NotifyIfHidden(msg string) { s.Notify(msg, LevelInfo) }
+
+func (s *recordingScreen) OpenFile(path string) { s.Notify("open "+path, LevelInfo) }
+
 func (s *recordingScreen) text() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()

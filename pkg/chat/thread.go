@@ -23,11 +23,13 @@ const inboxSize = 256
 type Thread struct {
 	ID string
 
-	deps   Deps
-	inbox  chan any
-	ctx    context.Context
-	cancel context.CancelFunc
-	done   chan struct{}
+	deps  Deps
+	inbox chan any
+	// approvals is a coalescing signal (capacity 1): see ApprovalsChanged.
+	approvals chan struct{}
+	ctx       context.Context
+	cancel    context.CancelFunc
+	done      chan struct{}
 	// workers tracks the stream and tool goroutines the owner started.
 	workers sync.WaitGroup
 
@@ -58,6 +60,7 @@ type (
 	msgSend       struct{ text string }
 	msgAbort      struct{}
 	msgAction     struct{ action view.Action }
+	msgApprovals  struct{}
 	msgSetTitle   struct{ title string }
 	msgSetProfile struct{ profile config.Profile }
 	msgStream     struct {
@@ -85,7 +88,8 @@ func NewThread(parent context.Context, profile config.Profile, deps Deps) (*Thre
 	ctx, cancel := context.WithCancel(parent)
 	t := &Thread{
 		ID: id.String(), deps: deps,
-		inbox: make(chan any, inboxSize), ctx: ctx, cancel: cancel, done: make(chan struct{}),
+		inbox: make(chan any, inboxSize), approvals: make(chan struct{}, 1),
+		ctx: ctx, cancel: cancel, done: make(chan struct{}),
 		profile: profile, providers: map[string]provider.Provider{},
 	}
 	go t.run()
@@ -106,6 +110,16 @@ func (t *Thread) SetProfile(p config.Profile) { t.enqueue(msgSetProfile{p}) }
 
 // SetTitle implements tools.ThreadControl.
 func (t *Thread) SetTitle(title string) { t.enqueue(msgSetTitle{title}) }
+
+// ApprovalsChanged tells the thread its pending approvals changed. It
+// never blocks (it may be called from the thread's own goroutine, when
+// the thread answers an approval): signals coalesce.
+func (t *Thread) ApprovalsChanged() {
+	select {
+	case t.approvals <- struct{}{}:
+	default:
+	}
+}
 
 // Refresh publishes the current frame again (after the display changed).
 func (t *Thread) Refresh() { t.enqueue(nil) }
@@ -134,6 +148,9 @@ func (t *Thread) run() {
 				t.turn.cancel()
 			}
 			return
+		case <-t.approvals:
+			t.handleSafely(msgApprovals{})
+			t.publish(false)
 		case m := <-t.inbox:
 			t.handleSafely(m)
 			// Drain what else is waiting, so a burst of deltas costs one
@@ -191,6 +208,12 @@ func (t *Thread) handle(m any) {
 		if t.turn != nil && t.turn.id == m.turn {
 			t.onToolDone(m.id, m.res)
 		}
+	case msgTick:
+		if t.turn != nil && t.turn.id == m.turn && t.turn.phase == phaseTools {
+			t.onTick()
+		}
+	case msgApprovals:
+		t.onApprovals()
 	default:
 		slog.Error("thread: unknown message", "type", fmt.Sprintf("%T", m))
 	}
@@ -205,6 +228,14 @@ func (t *Thread) onAction(a view.Action) {
 				t.touch(e)
 			}
 		}
+	case "terminate_tool":
+		for _, e := range t.entries {
+			if e.id == a.Arg && e.cancel != nil && e.tool.Status == view.ToolRunning {
+				e.cancel()
+			}
+		}
+	case view.ActionApprove, view.ActionDeny, view.ActionAlways:
+		t.answer(a.Arg, a.Kind)
 	default:
 		slog.Warn("thread: unknown action", "kind", a.Kind)
 	}

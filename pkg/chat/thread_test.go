@@ -53,8 +53,8 @@ func TestConversationWithToolCall(t *testing.T) {
 	assert.Equal(t, "model-a", call.Request.Model)
 	assert.Equal(t, "be brief", call.Request.System)
 	assert.Equal(t, "rename this thread please", call.LastUserText())
-	require.Len(t, call.Request.Tools, 1)
-	assert.Equal(t, "thread_title", call.Request.Tools[0].Name)
+	require.Len(t, call.Request.Tools, 2)
+	assert.Equal(t, "thread_title", call.Request.Tools[1].Name)
 
 	call.Text("Sure, ")
 	h.screen.waitForText(t, "Sure, ")

@@ -1,11 +1,18 @@
 package chat
 
 import (
+	"context"
+	"fmt"
 	"strings"
+	"time"
 
 	"github.com/magenta-nvim/magenta/pkg/chat/provider"
+	"github.com/magenta-nvim/magenta/pkg/chat/view"
 	"github.com/magenta-nvim/magenta/pkg/tools"
 )
+
+// tickInterval refreshes running tools' timers and live output.
+const tickInterval = 250 * time.Millisecond
 
 // toolResult is a finished tool call's result.
 type toolResult tools.Result
@@ -30,17 +37,93 @@ func (r toolResult) block(toolUseID string) provider.Block {
 	return provider.Block{Kind: provider.BlockToolResult, ToolUseID: toolUseID, Result: content, IsError: r.IsError}
 }
 
-// startTool runs one tool call on a worker goroutine under the turn's
-// context. The registry turns panics into error results.
+type msgTick struct{ turn int }
+
+// startTool runs one tool call on a worker goroutine under its own
+// context (terminate cancels just this call; abort cancels the turn's).
+// The registry turns panics into error results.
 func (t *Thread) startTool(tr *turn, e *entry, b provider.Block) {
-	call := tools.Call{ID: b.ToolUseID, ThreadID: t.ID, Input: b.Input, Env: t.deps.Env, Thread: t}
+	ctx, cancel := context.WithCancel(tr.ctx)
+	e.cancel, e.live, e.started = cancel, &tools.Live{}, time.Now()
+	if tool, ok := t.deps.Tools.Tool(b.ToolName); ok {
+		if d, ok := tool.(tools.Describer); ok {
+			e.desc, e.tool.Detail = d.Describe(b.Input)
+			e.tool.Summary = e.desc
+		}
+	}
+	call := tools.Call{ID: b.ToolUseID, ThreadID: t.ID, Input: b.Input, Env: t.deps.Env, Thread: t, Live: e.live}
 	name := b.ToolName
 	t.workers.Add(1)
 	go func() {
 		defer t.workers.Done()
-		res := t.deps.Tools.Run(tr.ctx, name, call)
+		res := t.deps.Tools.Run(ctx, name, call)
 		t.enqueue(msgToolDone{turn: tr.id, id: e.id, res: toolResult(res)})
 	}()
+	t.startTicker(tr)
+}
+
+// startTicker sends msgTick while the turn's tools run.
+func (t *Thread) startTicker(tr *turn) {
+	if tr.ticking {
+		return
+	}
+	tr.ticking = true
+	t.workers.Add(1)
+	go func() {
+		defer t.workers.Done()
+		tick := time.NewTicker(tickInterval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-tr.ctx.Done():
+				return
+			case <-tick.C:
+				t.enqueue(msgTick{turn: tr.id})
+			}
+		}
+	}()
+}
+
+// onTick refreshes the timer and output of running tool calls.
+func (t *Thread) onTick() {
+	for _, e := range t.turn.pending {
+		if e.tool.Status != view.ToolRunning {
+			continue
+		}
+		snap := e.live.Snapshot()
+		running := time.Since(e.started).Truncate(time.Second).String()
+		if snap.Limit > 0 {
+			running += " of " + snap.Limit.String()
+		}
+		if snap.Seq != e.liveSeq || running != e.tool.Running {
+			e.liveSeq, e.tool.Running, e.tool.Live = snap.Seq, running, snap.Lines
+			t.touch(e)
+		}
+	}
+}
+
+// finishTool records a tool call's result in its entry.
+func (t *Thread) finishTool(e *entry, res toolResult) {
+	if e.cancel != nil {
+		e.cancel()
+	}
+	e.tool.Status = view.ToolDone
+	if res.IsError {
+		e.tool.Status = view.ToolFailed
+	}
+	e.tool.Summary, e.tool.Result, e.tool.LogPath = res.summary(), res.Text, res.LogPath
+	if e.desc != "" {
+		e.tool.Summary = fmt.Sprintf("%s — %s", e.desc, firstLineOf(res.summary()))
+	}
+	e.tool.Live, e.tool.Running, e.tool.Approval = nil, "", nil
+	t.touch(e)
+}
+
+func firstLineOf(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 func toolSpecs(r *tools.Registry) []provider.ToolSpec {

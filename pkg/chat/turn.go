@@ -44,6 +44,7 @@ type turn struct {
 	// and their results by entry id (the provider's ids may repeat).
 	pending []*entry
 	results map[string]toolResult
+	ticking bool
 }
 
 func (t *Thread) onSend(text string) {
@@ -199,12 +200,7 @@ func (t *Thread) onToolDone(id string, res toolResult) {
 	tr.results[id] = res
 	for _, e := range tr.pending {
 		if e.id == id {
-			e.tool.Status = view.ToolDone
-			if res.IsError {
-				e.tool.Status = view.ToolFailed
-			}
-			e.tool.Summary, e.tool.Result = res.summary(), res.Text
-			t.touch(e)
+			t.finishTool(e, res)
 		}
 	}
 	if len(tr.results) < len(tr.pending) {
@@ -240,6 +236,7 @@ func (t *Thread) onAbort() {
 		for _, e := range tr.pending {
 			if _, done := tr.results[e.id]; !done {
 				e.tool.Status = view.ToolAborted
+				e.tool.Live, e.tool.Running, e.tool.Approval = nil, "", nil
 				t.touch(e)
 			}
 		}

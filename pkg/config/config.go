@@ -3,7 +3,9 @@ package config
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Provider names a wire protocol.
@@ -42,9 +44,23 @@ func (p Profile) KeyEnvVar() (name string, required bool) {
 	}
 }
 
+// Shell configures the shell capability and its permission checker.
+type Shell struct {
+	// LogRoot holds command logs; default /tmp/magenta.
+	LogRoot string `json:"logRoot,omitempty"`
+	// MaxTimeout caps bash_command's timeout, in seconds.
+	MaxTimeout float64 `json:"maxTimeout,omitempty"`
+	// Rules are extra permission rules, decoded by package bashperm.
+	Rules json.RawMessage `json:"rules,omitempty"`
+}
+
+// DefaultLogRoot is where command logs go unless configured.
+const DefaultLogRoot = "/tmp/magenta"
+
 // Options is the part of the user's configuration the host uses.
 type Options struct {
 	Profiles []Profile `json:"profiles"`
+	Shell    Shell     `json:"shell,omitempty"`
 	// SystemPrompt is appended to magenta's own system prompt.
 	SystemPrompt string `json:"systemPrompt,omitempty"`
 	LogLevel     string `json:"logLevel,omitempty"`
@@ -89,6 +105,12 @@ func (o Options) Validate() error {
 			return fmt.Errorf("%s.baseUrl: %q must start with http:// or https://", where, p.BaseURL)
 		}
 	}
+	if o.Shell.MaxTimeout < 0 {
+		return fmt.Errorf("magenta options: shell.maxTimeout: must be positive")
+	}
+	if o.Shell.LogRoot != "" && !filepath.IsAbs(o.Shell.LogRoot) {
+		return fmt.Errorf("magenta options: shell.logRoot: %q must be an absolute path", o.Shell.LogRoot)
+	}
 	return nil
 }
 
@@ -100,4 +122,17 @@ func (o Options) Profile(name string) (Profile, bool) {
 		}
 	}
 	return Profile{}, false
+}
+
+// MaxShellTimeout is Shell.MaxTimeout as a duration (0 when unset).
+func (o Options) MaxShellTimeout() time.Duration {
+	return time.Duration(o.Shell.MaxTimeout * float64(time.Second))
+}
+
+// LogRoot is the configured log root or the default.
+func (o Options) LogRoot() string {
+	if o.Shell.LogRoot != "" {
+		return o.Shell.LogRoot
+	}
+	return DefaultLogRoot
 }

@@ -1,68 +1,15 @@
-package host
+package host_test
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
-	"github.com/neovim/go-client/nvim"
-
 	"github.com/magenta-nvim/magenta/pkg/chat/view"
+	"github.com/magenta-nvim/magenta/pkg/host"
+	"github.com/magenta-nvim/magenta/pkg/nvimtest"
 )
 
-// This file is in package host to reach nvimEditor, so it cannot import
-// pkg/nvimtest (which imports host: an import cycle). benchNvim starts
-// Neovim the way nvimtest.Start does.
-
-// benchNvimBinary is the first of MAGENTA_TEST_NVIMS, or nvim on PATH.
-func benchNvimBinary(b *testing.B) string {
-	if list := strings.Fields(os.Getenv("MAGENTA_TEST_NVIMS")); len(list) > 0 {
-		return list[0]
-	}
-	if p, err := exec.LookPath("nvim"); err == nil {
-		return p
-	}
-	b.Skip("no Neovim found: install it or set MAGENTA_TEST_NVIMS")
-	return ""
-}
-
-// benchNvim starts a headless Neovim with the plugin first on
-// 'runtimepath' and private XDG directories, serving its connection.
-func benchNvim(b *testing.B, bin string) *nvim.Nvim {
-	b.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
-	dir := b.TempDir()
-	env := os.Environ()
-	for _, x := range []string{"CONFIG", "DATA", "STATE", "CACHE"} {
-		p := filepath.Join(dir, strings.ToLower(x))
-		if err := os.MkdirAll(p, 0o700); err != nil {
-			b.Fatal(err)
-		}
-		env = append(env, "XDG_"+x+"_HOME="+p)
-	}
-	v, err := nvim.NewChildProcess(
-		nvim.ChildProcessCommand(bin),
-		nvim.ChildProcessArgs("--embed", "--headless", "--clean", "-n", "-i", "NONE",
-			"--cmd", "set rtp^="+root, "--cmd", "set columns=160 lines=50"),
-		nvim.ChildProcessEnv(env),
-		nvim.ChildProcessDir(dir),
-		nvim.ChildProcessServe(true),
-	)
-	if err != nil {
-		b.Fatalf("start %s: %v", bin, err)
-	}
-	b.Cleanup(func() { _ = v.Close() })
-	return v
-}
-
-// benchFrame returns a frame shaped like a thread of about lines lines:
-// header, alternating user and assistant sections of 20 lines each, and
-// the status line. The last section is the assistant reply that streams.
 func benchFrame(lines int) *view.Frame {
 	const entryLines = 20
 	textLines := entryLines - 2
@@ -87,7 +34,14 @@ func benchFrame(lines int) *view.Frame {
 	}
 	version++
 	ss = append(ss, view.RenderStatus("status", version, "streaming · :Magenta abort stops"))
-	return &view.Frame{Sections: ss}
+	// Like a thread: the history is settled, the streamed reply and the
+	// status line are live.
+	var settled []*view.Section
+	var ends []int
+	for _, sec := range ss[:len(ss)-2] {
+		settled, ends = view.AppendSettled(settled, ends, sec)
+	}
+	return &view.Frame{Settled: settled, SettledEnds: ends, Sections: ss[len(ss)-2:]}
 }
 
 // appendDelta returns f with its streaming section (the one before the
@@ -108,7 +62,7 @@ func appendDelta(f *view.Frame, word string, newLine bool) *view.Frame {
 	ss := make([]*view.Section, n)
 	copy(ss, f.Sections)
 	ss[n-2] = s
-	return &view.Frame{Sections: ss}
+	return &view.Frame{Settled: f.Settled, SettledEnds: f.SettledEnds, Sections: ss}
 }
 
 // BenchmarkApplyDelta measures one streamed delta reaching the display
@@ -116,10 +70,15 @@ func appendDelta(f *view.Frame, word string, newLine bool) *view.Frame {
 // lua/magenta/ui.lua applying it (the window follows the end). The sizes
 // differ only in the history above the streamed reply.
 func BenchmarkApplyDelta(b *testing.B) {
-	bin := benchNvimBinary(b)
+	bins := nvimtest.Binaries()
+	if len(bins) == 0 {
+		b.Skip("no Neovim found: install it or set MAGENTA_TEST_NVIMS")
+	}
 	for _, lines := range []int{100, 10000} {
 		b.Run(fmt.Sprintf("lines=%d", lines), func(b *testing.B) {
-			v := benchNvim(b, bin)
+			n := nvimtest.Start(b, bins[0])
+			n.Serve()
+			v := n.V
 			// A display buffer like the sidebar's, shown in the current
 			// window with the cursor on the last line.
 			var buf int
@@ -131,7 +90,7 @@ func BenchmarkApplyDelta(b *testing.B) {
 				return buf`, &buf); err != nil {
 				b.Fatal(err)
 			}
-			editor := &nvimEditor{v}
+			editor := host.NewNvimEditor(v)
 			base := benchFrame(lines)
 			// reset puts the streamed reply back to its starting text, as a
 			// new version, so the work per delta does not depend on b.N.
@@ -140,7 +99,7 @@ func BenchmarkApplyDelta(b *testing.B) {
 				s := *ss[len(ss)-2]
 				s.Version = prev.Sections[len(prev.Sections)-2].Version + 1
 				ss[len(ss)-2] = &s
-				f := &view.Frame{Sections: ss}
+				f := &view.Frame{Settled: base.Settled, SettledEnds: base.SettledEnds, Sections: ss}
 				if ed, ok := view.Diff(prev, f); ok {
 					if err := editor.ApplyEdit(buf, ed); err != nil {
 						b.Fatal(err)

@@ -12,6 +12,9 @@ import (
 // side keeps windows that were following the end at the end.
 type nvimEditor struct{ nv *nvim.Nvim }
 
+// NewNvimEditor returns the Editor that talks to nv (benchmarks).
+func NewNvimEditor(nv *nvim.Nvim) Editor { return &nvimEditor{nv} }
+
 const applyLua = `return require('magenta.ui').apply(...)`
 
 func (e *nvimEditor) ApplyEdit(buf int, ed view.Edit) error {
@@ -21,4 +24,12 @@ func (e *nvimEditor) ApplyEdit(buf int, ed view.Edit) error {
 
 func (e *nvimEditor) Notify(msg string, level chat.Level) error {
 	return e.nv.ExecLua(`require('magenta.ui').notify(...)`, nil, msg, levelName(level))
+}
+
+func (e *nvimEditor) NotifyIfHidden(buf int, msg string) error {
+	return e.nv.ExecLua(`require('magenta.ui').notify_if_hidden(...)`, nil, buf, msg)
+}
+
+func (e *nvimEditor) OpenFile(path string) error {
+	return e.nv.ExecLua(`require('magenta.ui').open_file(...)`, nil, path)
 }

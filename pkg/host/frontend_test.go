@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/magenta-nvim/magenta/pkg/chat/provider"
 	"github.com/magenta-nvim/magenta/pkg/nvimtest"
 )
 
@@ -150,5 +151,30 @@ func TestSetupAgainReconfiguresTheHost(t *testing.T) {
 		n.Setup(`{ profiles = { { name = "other", provider = "openai", model = "m2", baseUrl = "http://127.0.0.1:9/v1" } } }`)
 		n.Command("Magenta profile other")
 		n.WaitForText("display", "profile other · openai m2")
+	})
+}
+
+// Shell rules from setup() reach the checker; a bad rule is reported.
+func TestShellRulesFromSetup(t *testing.T) {
+	nvimtest.ForEach(t, func(t *testing.T, bin string) {
+		n, fake := start(t, bin)
+		var msg string
+		n.LuaResult(&msg, `local ok, err = require('magenta.config').set({ shell = { rules = { { subcommands = {"x"} } } } }); return err or ""`)
+		assert.Equal(t, "magenta: option 'shell.rules[1].command' is required", msg)
+		n.LuaResult(&msg, `local ok, err = require('magenta.config').set({ shell = { rules = { { command = "npm", denyFlags = "-i" } } } }); return err or ""`)
+		assert.Equal(t, "magenta: option 'shell.rules[1].denyFlags' must be a list of strings, got string", msg)
+
+		n.Setup(`{ shell = { logRoot = "` + filepath.Join(n.Dir, "logs") + `", rules = { { command = "touch", args = "write-paths" } } } }`)
+		n.Command("Magenta toggle")
+		n.Type("touch it")
+		n.Keys("<CR>")
+		call := fake.Next(t)
+		call.ToolUse("tu_r", "bash_command", map[string]string{"command": "touch allowed-by-rule"})
+		call.Stop(provider.StopToolUse)
+		next := fake.Next(t)
+		res, isErr := lastResult(t, next)
+		assert.False(t, isErr, res)
+		assert.FileExists(t, filepath.Join(n.Dir, "allowed-by-rule"))
+		next.Reply("ok")
 	})
 }

@@ -7,11 +7,14 @@ import (
 	"os"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 
 	"github.com/neovim/go-client/nvim"
 	"github.com/neovim/go-client/nvim/plugin"
 
-	"github.com/magenta-nvim/magenta/pkg/capabilities"
+	"github.com/magenta-nvim/magenta/pkg/approval"
+	"github.com/magenta-nvim/magenta/pkg/bashperm"
+	"github.com/magenta-nvim/magenta/pkg/capabilities/guard"
 	"github.com/magenta-nvim/magenta/pkg/chat"
 	"github.com/magenta-nvim/magenta/pkg/config"
 	"github.com/magenta-nvim/magenta/pkg/tools"
@@ -43,6 +46,13 @@ type Host struct {
 	cancel   context.CancelFunc
 	renderer *Renderer
 
+	// Approvals and ALWAYS answers live as long as the host (the Neovim
+	// session) and are shared by every thread.
+	broker     *approval.Broker
+	remembered *guard.Remembered
+	// checker is replaced when setup() sends new shell rules.
+	checker atomic.Pointer[bashperm.Checker]
+
 	mu      sync.Mutex
 	app     *chat.App
 	initErr error
@@ -58,7 +68,10 @@ func New(nv *nvim.Nvim, opts Options) *Host {
 		editor = opts.Editor
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Host{opts: opts, nv: nv, ctx: ctx, cancel: cancel, renderer: NewRenderer(editor)}
+	return &Host{
+		opts: opts, nv: nv, ctx: ctx, cancel: cancel, renderer: NewRenderer(editor),
+		broker: approval.NewBroker(nil), remembered: guard.NewRemembered(),
+	}
 }
 
 // Register declares the host's remote functions on p. h may be nil when
@@ -192,17 +205,17 @@ func (h *Host) attach(ev event) {
 		return
 	}
 	setLogLevel(opts.LogLevel)
-	cwd := ev.str("cwd")
-	env, err := capabilities.NewLocal(cwd)
+	env, reg, err := h.environment(opts, ev.str("cwd"))
 	if err != nil {
 		h.initErr = err
-		h.renderer.Notify("magenta: "+err.Error(), chat.LevelError)
+		h.renderer.Notify(err.Error(), chat.LevelError)
 		return
 	}
 	app, err := chat.NewApp(h.ctx, opts, chat.AppDeps{
-		Screen: h.renderer, Tools: h.opts.Tools, Env: env,
+		Screen: h.renderer, Tools: reg, Env: env,
 		NewProvider:  h.opts.NewProvider,
 		SystemPrompt: chat.SystemPrompt(env.Cwd, opts.SystemPrompt),
+		Broker:       h.broker,
 	})
 	if err != nil {
 		h.initErr = err
@@ -221,7 +234,13 @@ func (h *Host) configure(ev event) {
 		return
 	}
 	setLogLevel(opts.LogLevel)
+	checker, err := bashChecker(opts)
+	if err != nil {
+		h.renderer.Notify(err.Error(), chat.LevelError)
+		return
+	}
 	if app := h.App(); app != nil {
+		h.checker.Store(checker)
 		app.SetOptions(opts)
 	}
 }

@@ -21,6 +21,10 @@ type recordingEditor struct {
 
 func (e *recordingEditor) ApplyEdit(int, view.Edit) error { return nil }
 
+func (e *recordingEditor) NotifyIfHidden(int, string) error { return nil }
+
+func (e *recordingEditor) OpenFile(string) error { return nil }
+
 func (e *recordingEditor) Notify(msg string, _ chat.Level) error {
 	e.mu.Lock()
 	e.notes = append(e.notes, msg)

@@ -21,6 +21,10 @@ type Editor interface {
 	// ApplyEdit replaces lines [start, end) of buf (end -1: to the end).
 	ApplyEdit(buf int, e view.Edit) error
 	Notify(msg string, level chat.Level) error
+	// NotifyIfHidden notifies unless buf is shown in a window.
+	NotifyIfHidden(buf int, msg string) error
+	// OpenFile opens path in a window outside the sidebar.
+	OpenFile(path string) error
 }
 
 // Renderer implements chat.Screen. Its methods are safe for concurrent use
@@ -41,9 +45,13 @@ type Renderer struct {
 	done    chan struct{}
 }
 
+// note is a side effect queued for the renderer goroutine: a
+// notification, or a file to open.
 type note struct {
-	msg   string
-	level chat.Level
+	msg    string
+	level  chat.Level
+	hidden bool   // only when the display buffer is not shown
+	open   string // a path to open instead of a message
 }
 
 // NewRenderer starts a renderer applying frames through editor.
@@ -97,7 +105,24 @@ func (r *Renderer) BindingAt(line int, key view.Key) (view.Action, bool) {
 // Notify queues a message for vim.notify.
 func (r *Renderer) Notify(msg string, level chat.Level) {
 	r.mu.Lock()
-	r.notes = append(r.notes, note{msg, level})
+	r.notes = append(r.notes, note{msg: msg, level: level})
+	r.mu.Unlock()
+	r.poke()
+}
+
+// NotifyIfHidden queues a notification shown only when the sidebar is
+// closed.
+func (r *Renderer) NotifyIfHidden(msg string) {
+	r.mu.Lock()
+	r.notes = append(r.notes, note{msg: msg, hidden: true})
+	r.mu.Unlock()
+	r.poke()
+}
+
+// OpenFile queues opening path in a normal window.
+func (r *Renderer) OpenFile(path string) {
+	r.mu.Lock()
+	r.notes = append(r.notes, note{open: path})
 	r.mu.Unlock()
 	r.poke()
 }
@@ -162,8 +187,17 @@ func (r *Renderer) step() (drew bool) {
 	r.mu.Unlock()
 
 	for _, n := range notes {
-		if err := r.editor.Notify(n.msg, n.level); err != nil {
-			slog.Warn("notify failed", "err", err)
+		var err error
+		switch {
+		case n.open != "":
+			err = r.editor.OpenFile(n.open)
+		case n.hidden:
+			err = r.editor.NotifyIfHidden(buf, n.msg)
+		default:
+			err = r.editor.Notify(n.msg, n.level)
+		}
+		if err != nil {
+			slog.Warn("editor side effect failed", "err", err)
 		}
 	}
 	if frame == nil || buf == 0 {

@@ -34,6 +34,13 @@ const (
 	KeyActivate Key = "activate"
 	// KeyToggle is = by default: expand or collapse details.
 	KeyToggle Key = "toggle"
+	// KeyApprove, KeyDeny and KeyAlways answer the approval under the
+	// cursor (or the oldest one; the app decides).
+	KeyApprove Key = "approve"
+	KeyDeny    Key = "deny"
+	KeyAlways  Key = "always"
+	// KeyTerminate stops the tool call under the cursor.
+	KeyTerminate Key = "terminate"
 )
 
 // Action is what a binding asks its owner to do. Target is the thread id,

@@ -2,6 +2,7 @@ package view
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -19,6 +20,7 @@ const (
 	HlWarning   = "MagentaWarning"
 	HlStatus    = "MagentaStatus"
 	HlSelected  = "MagentaSelected"
+	HlButton    = "MagentaButton"
 )
 
 // Header is the top of a thread's frame.
@@ -94,13 +96,33 @@ type ToolCall struct {
 	Name     string
 	Input    string // JSON as the model sent it
 	Status   ToolStatus
-	Summary  string // one line for the collapsed view
+	Summary  string // one line: what it is for, or how it ended
+	Detail   string // one line under the head ("$ make test")
+	Running  string // while running: "3s of 2m0s"
+	Live     []string
 	Result   string // what the model got back
+	LogPath  string
+	Approval *Approval
 	Expanded bool
 }
 
-// RenderToolCall draws a tool call: one line collapsed, the input and the
-// result when expanded. "toggle" and "activate" expand or collapse it.
+// Approval is a pending question drawn inside the tool call that waits.
+type Approval struct {
+	ID      string
+	Subject string // the command or path, verbatim
+	Reason  string
+}
+
+// Approval actions; Arg is the approval id.
+const (
+	ActionApprove = "approve"
+	ActionDeny    = "deny"
+	ActionAlways  = "always"
+)
+
+// RenderToolCall draws a tool call: its head line, the command or other
+// detail, live output while it runs, a pending approval with its choices,
+// the log link, and the input and result when expanded.
 func RenderToolCall(threadID, id string, version uint64, tc ToolCall) *Section {
 	icon, group := "⚙", HlTool
 	state := ""
@@ -108,7 +130,13 @@ func RenderToolCall(threadID, id string, version uint64, tc ToolCall) *Section {
 	case ToolPreparing:
 		state = "preparing…"
 	case ToolRunning:
-		state = "running…"
+		state = "running"
+		if tc.Running != "" {
+			state += " " + tc.Running
+		}
+		if tc.Approval != nil {
+			state = "waiting for your approval"
+		}
 	case ToolDone:
 		icon, group = "✓", HlToolOK
 	case ToolFailed:
@@ -119,13 +147,32 @@ func RenderToolCall(threadID, id string, version uint64, tc ToolCall) *Section {
 	name := oneLine(tc.Name)
 	head := icon + " " + name
 	summary := oneLine(firstLine(tc.Summary))
-	if summary == "" {
-		summary = state
-	}
-	if summary != "" {
+	switch {
+	case summary != "" && state != "" && tc.Status <= ToolRunning:
+		head += ": " + summary + " — " + state
+	case summary != "":
 		head += ": " + summary
+	case state != "":
+		head += ": " + state
 	}
+	toggle := Action{Target: threadID, Kind: "toggle_tool", Arg: id}
 	lines := []Line{{Text: head, Hl: []Highlight{{0, len(icon) + 1 + len(name), group}}}}
+	var binds []Binding
+	if tc.Detail != "" && tc.Approval == nil {
+		lines = append(lines, whole("  "+oneLine(tc.Detail), HlMeta))
+	}
+	if tc.Status == ToolRunning && tc.Approval == nil {
+		for _, l := range tc.Live {
+			lines = append(lines, Line{Text: "  │ " + oneLine(l)})
+		}
+	}
+	if a := tc.Approval; a != nil {
+		lines, binds = appendApproval(lines, binds, threadID, a)
+	}
+	if tc.LogPath != "" && tc.Status >= ToolDone {
+		binds = append(binds, Binding{Start: len(lines), End: len(lines) + 1, Key: KeyActivate, Action: Action{Kind: "open_file", Arg: tc.LogPath}})
+		lines = append(lines, whole("  log: "+oneLine(tc.LogPath), HlMeta))
+	}
 	if tc.Expanded {
 		lines = append(lines, whole("input:", HlMeta))
 		lines = appendIndented(lines, tc.Input)
@@ -135,11 +182,44 @@ func RenderToolCall(threadID, id string, version uint64, tc ToolCall) *Section {
 		}
 	}
 	lines = append(lines, Line{})
-	toggle := Action{Target: threadID, Kind: "toggle_tool", Arg: id}
-	return &Section{ID: id, Version: version, Lines: lines, Bindings: []Binding{
-		{Start: 0, End: len(lines) - 1, Key: KeyToggle, Action: toggle},
-		{Start: 0, End: len(lines) - 1, Key: KeyActivate, Action: toggle},
-	}}
+	block := len(lines) - 1
+	binds = append(binds,
+		Binding{Start: 0, End: block, Key: KeyToggle, Action: toggle},
+		Binding{Start: 0, End: block, Key: KeyActivate, Action: toggle})
+	if tc.Status == ToolRunning {
+		binds = append(binds, Binding{Start: 0, End: block, Key: KeyTerminate, Action: Action{Target: threadID, Kind: "terminate_tool", Arg: id}})
+	}
+	return &Section{ID: id, Version: version, Lines: lines, Bindings: binds}
+}
+
+// appendApproval draws the command verbatim, why it needs approval, and
+// one line per choice; <CR> on a choice answers, and the approve / deny /
+// always keys answer anywhere in the block.
+func appendApproval(lines []Line, binds []Binding, threadID string, a *Approval) ([]Line, []Binding) {
+	start := len(lines)
+	for _, l := range strings.Split(strings.TrimRight(a.Subject, "\n"), "\n") {
+		lines = append(lines, whole("  ┃ "+l, HlWarning))
+	}
+	lines = append(lines, whole("  needs approval: "+a.Reason, HlWarning))
+	choices := []struct{ text, kind string }{
+		{"  > YES", ActionApprove},
+		{"  > NO", ActionDeny},
+		{"  > ALWAYS (this exact command, every thread, until Neovim exits)", ActionAlways},
+	}
+	for _, c := range choices {
+		binds = append(binds, Binding{Start: len(lines), End: len(lines) + 1, Key: KeyActivate, Action: Action{Target: threadID, Kind: c.kind, Arg: a.ID}})
+		lines = append(lines, Line{Text: c.text, Hl: []Highlight{{2, -1, HlButton}}})
+	}
+	for key, kind := range map[Key]string{KeyApprove: ActionApprove, KeyDeny: ActionDeny, KeyAlways: ActionAlways} {
+		binds = append(binds, Binding{Start: start, End: len(lines), Key: key, Action: Action{Target: threadID, Kind: kind, Arg: a.ID}})
+	}
+	sort.Slice(binds, func(i, j int) bool {
+		if binds[i].Start != binds[j].Start {
+			return binds[i].Start < binds[j].Start
+		}
+		return binds[i].Key < binds[j].Key
+	})
+	return lines, binds
 }
 
 // NoticeLevel is how loud a notice is.

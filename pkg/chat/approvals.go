@@ -1,0 +1,54 @@
+package chat
+
+import (
+	"log/slog"
+
+	"github.com/magenta-nvim/magenta/pkg/approval"
+	"github.com/magenta-nvim/magenta/pkg/chat/view"
+)
+
+// onApprovals draws the thread's pending approvals inside the tool calls
+// that wait for them.
+func (t *Thread) onApprovals() {
+	if t.deps.Broker == nil || t.turn == nil {
+		return
+	}
+	byTool := map[string]approval.Request{}
+	for _, r := range t.deps.Broker.Pending(t.ID) {
+		if _, seen := byTool[r.ToolUseID]; !seen {
+			byTool[r.ToolUseID] = r
+		}
+	}
+	for _, e := range t.turn.pending {
+		var want *view.Approval
+		if r, ok := byTool[e.toolID]; ok {
+			want = &view.Approval{ID: r.ID, Subject: r.Subject, Reason: r.Reason}
+		}
+		if !sameApproval(e.tool.Approval, want) {
+			e.tool.Approval = want
+			t.touch(e)
+		}
+	}
+}
+
+func sameApproval(a, b *view.Approval) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+// answer answers approval id with the choice kind (an action kind).
+func (t *Thread) answer(id, kind string) {
+	if t.deps.Broker == nil {
+		return
+	}
+	d := map[string]approval.Decision{
+		view.ActionApprove: approval.Allow,
+		view.ActionDeny:    approval.Deny,
+		view.ActionAlways:  approval.AllowAlways,
+	}[kind]
+	if !t.deps.Broker.Answer(id, d) {
+		slog.Info("approval already answered or withdrawn", "id", id)
+	}
+}
