@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -152,4 +153,30 @@ func TestBinaryEndToEnd(t *testing.T) {
 		n.LuaResult(&info, `return (require('magenta.host').request("version"))`)
 		assert.NotEqual(t, pid, info.Pid)
 	})
+}
+
+// check-bash through the built binary: verdicts and exit codes.
+func TestCheckBashCLI(t *testing.T) {
+	bin := nvimtest.HostBinary(t)
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "README.md"), []byte("x"), 0o600))
+	rules := filepath.Join(dir, "rules.json")
+	require.NoError(t, os.WriteFile(rules, []byte(`{"rules":[{"command":"npm","subcommands":["test"],"args":"any"}]}`), 0o600))
+	cases := []struct {
+		args []string
+		out  string
+		code int
+	}{
+		{[]string{"--cwd", dir, "--", "cat README.md | head -5"}, "allow\n", 0},
+		{[]string{"--cwd", dir, "--", "rm -rf ~"}, "ask: ", 10},
+		{[]string{"--cwd", dir, "--config", rules, "--", "npm", "test"}, "allow\n", 0},
+		{[]string{"--cwd", dir, "--", "npm test"}, "ask: runs `npm`", 10},
+		{[]string{"--cwd", dir}, "", 2},
+	}
+	for _, c := range cases {
+		cmd := exec.Command(bin, append([]string{"check-bash"}, c.args...)...)
+		out, _ := cmd.Output()
+		assert.Equal(t, c.code, cmd.ProcessState.ExitCode(), c.args)
+		assert.True(t, strings.HasPrefix(string(out), c.out), "%v: %q", c.args, out)
+	}
 }
