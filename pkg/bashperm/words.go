@@ -172,7 +172,7 @@ func (r *run) redirects(rs []*syntax.Redirect, cwd string) string {
 				continue
 			}
 			return fmt.Sprintf("redirects output to %s", raw)
-		case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.ClbOut:
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob:
 			if v, ok := plainWord(rd.Word); ok && v == "/dev/null" {
 				continue
 			}

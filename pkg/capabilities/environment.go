@@ -22,6 +22,19 @@ type Environment struct {
 	Cwd string
 	// Shell runs commands; nil when the environment has none.
 	Shell Shell
+	// Searcher searches file contents; nil when there is none.
+	Searcher Searcher
+	// Fetcher fetches web pages; nil when there is none.
+	Fetcher Fetcher
+	// Artifacts keeps files tools write for the model to read later
+	// (the full text of a long web page); nil when there is none.
+	Artifacts Artifacts
+}
+
+// Artifacts stores files a tool call produced, under a root the model
+// may read (<root>/threads/<thread>/tools/<request>/<name>).
+type Artifacts interface {
+	Save(threadID, requestID, name string, data []byte) (path string, err error)
 }
 
 // NewLocal returns the environment of the machine the host runs on,

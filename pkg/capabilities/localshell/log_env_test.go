@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
+	"github.com/magenta-nvim/magenta/pkg/capabilities/toolfiles"
 )
 
 func TestLogFile(t *testing.T) {
@@ -54,12 +55,12 @@ func TestLogPathSanitised(t *testing.T) {
 		_, err = os.Stat(res.LogPath)
 		assert.NoError(t, err)
 	}
-	assert.Equal(t, "unknown", safeSegment(""))
-	assert.Equal(t, "unknown", safeSegment(".."))
-	assert.Equal(t, "_._.._etc", safeSegment("../../etc"))
-	assert.Equal(t, "_rf", safeSegment("-rf"))
-	assert.Equal(t, "toolu_01-AB.c", safeSegment("toolu_01-AB.c"))
-	assert.Len(t, safeSegment(strings.Repeat("a", 1000)), maxSegment)
+	assert.Equal(t, "unknown", toolfiles.SafeSegment(""))
+	assert.Equal(t, "unknown", toolfiles.SafeSegment(".."))
+	assert.Equal(t, "_._.._etc", toolfiles.SafeSegment("../../etc"))
+	assert.Equal(t, "_rf", toolfiles.SafeSegment("-rf"))
+	assert.Equal(t, "toolu_01-AB.c", toolfiles.SafeSegment("toolu_01-AB.c"))
+	assert.Len(t, toolfiles.SafeSegment(strings.Repeat("a", 1000)), 128)
 }
 
 func TestUnwritableLogRootIsAnError(t *testing.T) {

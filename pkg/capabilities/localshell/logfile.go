@@ -3,46 +3,15 @@ package localshell
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
-	"syscall"
+
+	"github.com/magenta-nvim/magenta/pkg/capabilities/toolfiles"
 )
-
-// maxSegment caps the length of a sanitised path segment.
-const maxSegment = 128
-
-// safeSegment turns an id into one harmless path segment: characters
-// other than ASCII letters, digits, '.', '_' and '-' become '_', a
-// leading '.' or '-' becomes '_', and an empty or all-dots id becomes
-// "unknown".
-func safeSegment(id string) string {
-	if strings.Trim(id, ".") == "" {
-		return "unknown"
-	}
-	b := []byte(id)
-	if len(b) > maxSegment {
-		b = b[:maxSegment]
-	}
-	for i, c := range b {
-		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
-			c == '_' || (i > 0 && (c == '.' || c == '-'))
-		if !ok {
-			b[i] = '_'
-		}
-	}
-	return string(b)
-}
 
 // logPath returns <root>/threads/<thread>/tools/<request>/bashCommand.log
 // and checks that it stays under root.
 func logPath(root, threadID, requestID string) (string, error) {
-	root = filepath.Clean(root)
-	p := filepath.Join(root, "threads", safeSegment(threadID), "tools", safeSegment(requestID), "bashCommand.log")
-	rel, err := filepath.Rel(root, p)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
-		return "", fmt.Errorf("log path %q escapes %q", p, root)
-	}
-	return p, nil
+	return toolfiles.Path(root, threadID, requestID, "bashCommand.log")
 }
 
 // logBufSize is the size of the log's write buffers: 256 KB measured
@@ -96,10 +65,7 @@ func (l *logFile) write() {
 // openLog creates the log (directories 0700, file 0600, not following a
 // symlink at the file itself) and writes the command line.
 func openLog(path, command string) (*logFile, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("bash log: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o600)
+	f, err := toolfiles.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("bash log: %w", err)
 	}
