@@ -44,7 +44,10 @@ type Request struct {
 	Kind      string // "bash", "read", "write", "web"
 	Subject   string // the command, path or host, verbatim
 	Reason    string // why it needs approval
-	Created   time.Time
+	// NoAlways hides the ALWAYS choice (a request that must be asked
+	// every time).
+	NoAlways bool
+	Created  time.Time
 }
 
 // Broker keeps the pending requests. Safe for concurrent use.

@@ -23,8 +23,10 @@ type CheckHost func(ctx context.Context, host string, addrs []netip.Addr) error
 
 // FetchRequest is one HTTP GET.
 type FetchRequest struct {
-	URL    string // http or https only
-	Accept string // the Accept header
+	// ThreadID and RequestID identify the tool call (for approvals).
+	ThreadID, RequestID string
+	URL                 string // http or https only
+	Accept              string // the Accept header
 	// Timeout bounds the whole fetch; 0 means FetchDefaultTimeout.
 	Timeout time.Duration
 	// MaxBytes caps the body; 0 means FetchMaxBytes.

@@ -7,6 +7,8 @@ import (
 
 // SearchRequest is one content search (ripgrep semantics).
 type SearchRequest struct {
+	// ThreadID and RequestID identify the tool call (for approvals).
+	ThreadID, RequestID string
 	// Pattern is a regular expression (Rust regex syntax), or a literal
 	// string with FixedStrings. It is never read as a flag.
 	Pattern string

@@ -22,7 +22,7 @@ func (t *Thread) onApprovals() {
 	for _, e := range t.turn.pending {
 		var want *view.Approval
 		if r, ok := byTool[e.toolID]; ok {
-			want = &view.Approval{ID: r.ID, Subject: r.Subject, Reason: r.Reason}
+			want = &view.Approval{ID: r.ID, Subject: r.Subject, Reason: r.Reason, Always: alwaysLabel(r)}
 		}
 		if !sameApproval(e.tool.Approval, want) {
 			e.tool.Approval = want
@@ -51,4 +51,16 @@ func (t *Thread) answer(id, kind string) {
 	if !t.deps.Broker.Answer(id, d) {
 		slog.Info("approval already answered or withdrawn", "id", id)
 	}
+}
+
+// alwaysLabel says what ALWAYS would remember, by request kind.
+func alwaysLabel(r approval.Request) string {
+	if r.NoAlways {
+		return ""
+	}
+	what := map[string]string{"bash": "this exact command", "web": "this host", "read": "this path"}[r.Kind]
+	if what == "" {
+		what = "this request"
+	}
+	return what + ", every thread, until Neovim exits"
 }

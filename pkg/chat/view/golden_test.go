@@ -41,7 +41,7 @@ func sampleThread() *Frame {
 		RenderToolCall("T", "e5", 1, ToolCall{Name: "slow\ntool", Status: ToolPreparing}),
 		RenderToolCall("T", "e5b", 1, ToolCall{Name: "bash_command", Status: ToolRunning, Summary: "run the tests", Detail: "$ make test", Running: "3s of 2m0s", Live: []string{"ok  pkg/a", "ok  pkg/b"}}),
 		RenderToolCall("T", "e5c", 1, ToolCall{Name: "bash_command", Status: ToolRunning, Summary: "clean", Detail: "$ rm -rf build",
-			Approval: &Approval{ID: "a1", Subject: "rm -rf build\necho done", Reason: "runs `rm`, which no rule allows"}}),
+			Approval: &Approval{ID: "a1", Subject: "rm -rf build\necho done", Reason: "runs `rm`, which no rule allows", Always: "this exact command, every thread, until Neovim exits"}}),
 		RenderToolCall("T", "e5d", 1, ToolCall{Name: "bash_command", Status: ToolDone, Summary: "list — exit code 0 after 12ms", Detail: "$ ls", LogPath: "/tmp/magenta/threads/T/tools/tu/bashCommand.log"}),
 		RenderNotice("e6", 1, NoticeWarning, "overloaded; retrying in 2s (attempt 2 of 5)"),
 		RenderNotice("e7", 1, NoticeError, "the request failed: boom\nWhat was streamed is kept."),

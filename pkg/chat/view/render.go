@@ -109,8 +109,11 @@ type ToolCall struct {
 // Approval is a pending question drawn inside the tool call that waits.
 type Approval struct {
 	ID      string
-	Subject string // the command or path, verbatim
+	Subject string // the command, path or host, verbatim
 	Reason  string
+	// Always labels the ALWAYS choice ("this exact command, …"); empty
+	// when the request must be asked every time.
+	Always string
 }
 
 // Approval actions; Arg is the approval id.
@@ -204,13 +207,19 @@ func appendApproval(lines []Line, binds []Binding, threadID string, a *Approval)
 	choices := []struct{ text, kind string }{
 		{"  > YES", ActionApprove},
 		{"  > NO", ActionDeny},
-		{"  > ALWAYS (this exact command, every thread, until Neovim exits)", ActionAlways},
+	}
+	if a.Always != "" {
+		choices = append(choices, struct{ text, kind string }{"  > ALWAYS (" + a.Always + ")", ActionAlways})
 	}
 	for _, c := range choices {
 		binds = append(binds, Binding{Start: len(lines), End: len(lines) + 1, Key: KeyActivate, Action: Action{Target: threadID, Kind: c.kind, Arg: a.ID}})
 		lines = append(lines, Line{Text: c.text, Hl: []Highlight{{2, -1, HlButton}}})
 	}
-	for key, kind := range map[Key]string{KeyApprove: ActionApprove, KeyDeny: ActionDeny, KeyAlways: ActionAlways} {
+	keys := map[Key]string{KeyApprove: ActionApprove, KeyDeny: ActionDeny}
+	if a.Always != "" {
+		keys[KeyAlways] = ActionAlways
+	}
+	for key, kind := range keys {
 		binds = append(binds, Binding{Start: start, End: len(lines), Key: key, Action: Action{Target: threadID, Kind: kind, Arg: a.ID}})
 	}
 	sort.Slice(binds, func(i, j int) bool {
