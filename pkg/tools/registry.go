@@ -47,7 +47,7 @@ func Builtin(cfg Config) *Registry {
 	if cfg.MaxShellTimeout <= 0 {
 		cfg.MaxShellTimeout = DefaultMaxShellTimeout
 	}
-	r, err := NewRegistry(ThreadTitle(), BashCommand(cfg.MaxShellTimeout))
+	r, err := NewRegistry(ThreadTitle(), BashCommand(cfg.MaxShellTimeout), Grep(), WebFetch())
 	if err != nil {
 		panic(err)
 	}
