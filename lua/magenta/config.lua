@@ -40,6 +40,10 @@ M.defaults = {
     maxTimeout = 600, -- seconds: the most a bash_command call may ask for
     rules = {}, -- extra permission rules, see :help magenta-shell-rules
   },
+  grep = {
+    rgPath = nil, -- ripgrep to use; default: rg on PATH, else a managed copy
+    download = false, -- when no rg is found, download the pinned ripgrep into stdpath("data")/magenta/ripgrep
+  },
   systemPrompt = nil,
   logLevel = "info",
   host = {
@@ -103,6 +107,7 @@ local schema = {
     maxTimeout = "number",
     rules = { list = rule_schema, allow_empty = true },
   },
+  grep = { rgPath = "string", download = "boolean" },
   systemPrompt = "string",
   logLevel = { enum = { "debug", "info", "warn", "error" } },
   host = { binary = "string", logFile = "string" },
@@ -270,6 +275,7 @@ function M.for_host()
     systemPrompt = o.systemPrompt,
     logLevel = o.logLevel,
     shell = { logRoot = shell.logRoot, maxTimeout = shell.maxTimeout, rules = rules },
+    grep = o.grep,
   })
 end
 

@@ -79,7 +79,15 @@ function M.check()
   end
 
   r.start("magenta: tools")
-  for _, tool in ipairs({ { "rg", "ripgrep (grep tool)" }, { "docker", "docker (Docker environments)" } }) do
+  local rg = host.request("rg")
+  if type(rg) == "table" and rg.path then
+    r.ok(string.format("ripgrep (grep tool): %s (%s)", rg.path, rg.source))
+  elseif type(rg) == "table" and rg.error then
+    r.warn("ripgrep (grep tool): " .. rg.error, {
+      "install ripgrep (apt-get install ripgrep), set grep.rgPath, or set grep.download = true",
+    })
+  end
+  for _, tool in ipairs({ { "docker", "docker (Docker environments)" } }) do
     if vim.fn.executable(tool[1]) == 1 then
       r.ok(tool[2] .. ": " .. vim.fn.exepath(tool[1]))
     else

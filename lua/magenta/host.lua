@@ -141,6 +141,7 @@ function M.channel()
     local payload = require("magenta.sidebar").attach_payload()
     payload.options = config.for_host()
     payload.cwd = vim.fn.getcwd()
+    payload.dataDir = vim.fn.stdpath("data")
     vim.rpcnotify(chan, M.EVENT, { "attach", payload })
   end
   return chan

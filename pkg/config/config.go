@@ -54,6 +54,12 @@ type Shell struct {
 	Rules json.RawMessage `json:"rules,omitempty"`
 }
 
+// Grep configures where ripgrep comes from.
+type Grep struct {
+	RgPath   string `json:"rgPath,omitempty"`
+	Download bool   `json:"download,omitempty"`
+}
+
 // DefaultLogRoot is where command logs go unless configured.
 const DefaultLogRoot = "/tmp/magenta"
 
@@ -61,6 +67,7 @@ const DefaultLogRoot = "/tmp/magenta"
 type Options struct {
 	Profiles []Profile `json:"profiles"`
 	Shell    Shell     `json:"shell,omitempty"`
+	Grep     Grep      `json:"grep,omitempty"`
 	// SystemPrompt is appended to magenta's own system prompt.
 	SystemPrompt string `json:"systemPrompt,omitempty"`
 	LogLevel     string `json:"logLevel,omitempty"`

@@ -7,15 +7,19 @@ import (
 	"github.com/magenta-nvim/magenta/pkg/bashperm"
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/guard"
+	"github.com/magenta-nvim/magenta/pkg/capabilities/httpfetch"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/localshell"
+	"github.com/magenta-nvim/magenta/pkg/capabilities/ripgrep"
+	"github.com/magenta-nvim/magenta/pkg/capabilities/toolfiles"
 	"github.com/magenta-nvim/magenta/pkg/config"
 	"github.com/magenta-nvim/magenta/pkg/tools"
 )
 
 // environment builds the local environment for the options: the real
-// shell behind the permission decorator, whose approvals go to the
-// host's broker and whose ALWAYS answers the host remembers.
-func (h *Host) environment(opts config.Options, cwd string) (*capabilities.Environment, *tools.Registry, error) {
+// shell, ripgrep and HTTP fetcher, each behind its permission decorator,
+// whose approvals go to the host's broker and whose ALWAYS answers the
+// host remembers; and tool artifacts beside the command logs.
+func (h *Host) environment(opts config.Options, cwd, dataDir string) (*capabilities.Environment, *tools.Registry, error) {
 	env, err := capabilities.NewLocal(cwd)
 	if err != nil {
 		return nil, nil, err
@@ -36,6 +40,10 @@ func (h *Host) environment(opts config.Options, cwd string) (*capabilities.Envir
 			return v.Allow, v.Reason
 		},
 	})
+	h.locator = &ripgrep.Locator{Configured: opts.Grep.RgPath, DataDir: dataDir, AllowDownload: opts.Grep.Download, Release: ripgrep.Pinned}
+	env.Searcher = guard.NewSearcher(ripgrep.New(ripgrep.Options{Locator: h.locator}), workspace, h.broker, h.remembered)
+	env.Fetcher = guard.NewFetcher(httpfetch.New(httpfetch.Options{}), h.broker, h.remembered, httpfetch.IsPrivate)
+	env.Artifacts = toolfiles.Store{Root: opts.LogRoot()}
 	reg := h.opts.Tools
 	if reg == nil {
 		reg = tools.Builtin(tools.Config{MaxShellTimeout: opts.MaxShellTimeout()})

@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/neovim/go-client/nvim"
 	"github.com/neovim/go-client/nvim/plugin"
@@ -15,6 +16,7 @@ import (
 	"github.com/magenta-nvim/magenta/pkg/approval"
 	"github.com/magenta-nvim/magenta/pkg/bashperm"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/guard"
+	"github.com/magenta-nvim/magenta/pkg/capabilities/ripgrep"
 	"github.com/magenta-nvim/magenta/pkg/chat"
 	"github.com/magenta-nvim/magenta/pkg/config"
 	"github.com/magenta-nvim/magenta/pkg/tools"
@@ -52,6 +54,8 @@ type Host struct {
 	remembered *guard.Remembered
 	// checker is replaced when setup() sends new shell rules.
 	checker atomic.Pointer[bashperm.Checker]
+	// locator finds ripgrep (set at attach; read by the "rg" request).
+	locator *ripgrep.Locator
 
 	mu      sync.Mutex
 	app     *chat.App
@@ -205,7 +209,7 @@ func (h *Host) attach(ev event) {
 		return
 	}
 	setLogLevel(opts.LogLevel)
-	env, reg, err := h.environment(opts, ev.str("cwd"))
+	env, reg, err := h.environment(opts, ev.str("cwd"), ev.str("dataDir"))
 	if err != nil {
 		h.initErr = err
 		h.renderer.Notify(err.Error(), chat.LevelError)
@@ -224,6 +228,28 @@ func (h *Host) attach(ev event) {
 	}
 	h.app, h.initErr = app, nil
 	slog.Info("attached", "cwd", env.Cwd, "profiles", len(opts.Profiles))
+}
+
+// rgInfo says which ripgrep grep uses, for :checkhealth.
+func (h *Host) rgInfo() map[string]any {
+	h.mu.Lock()
+	loc := h.locator
+	h.mu.Unlock()
+	if loc == nil {
+		return map[string]any{"error": "the host is not attached yet"}
+	}
+	probe := *loc
+	probe.AllowDownload = false // health must not download
+	ctx, cancel := context.WithTimeout(h.ctx, 5*time.Second)
+	defer cancel()
+	path, source, err := probe.Find(ctx)
+	if err != nil {
+		if loc.AllowDownload {
+			return map[string]any{"error": err.Error() + " (it will be downloaded on first use)"}
+		}
+		return map[string]any{"error": err.Error()}
+	}
+	return map[string]any{"path": path, "source": source}
 }
 
 // configure applies options sent again by setup() while the host runs.
@@ -261,6 +287,8 @@ func (h *Host) onRequest(args []any) (result any, err error) {
 		return map[string]any{"version": h.opts.Version, "pid": os.Getpid(), "log": h.opts.LogPath}, nil
 	case "ping":
 		return "pong", nil
+	case "rg":
+		return h.rgInfo(), nil
 	}
 	return nil, errorf("unknown request %q", ev.name)
 }
