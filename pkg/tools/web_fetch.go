@@ -13,7 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
-	"github.com/magenta-nvim/magenta/pkg/capabilities/httpfetch"
+	"github.com/magenta-nvim/magenta/pkg/htmlconv"
 )
 
 // WebFetchCharBudget caps what the model gets from one fetch; the rest is
@@ -115,9 +115,9 @@ func convert(resp *capabilities.FetchResponse, format string) (string, error) {
 	}
 	switch {
 	case isHTML && format == "markdown":
-		return httpfetch.HTMLToMarkdown(resp.Body, resp.URL)
+		return htmlconv.HTMLToMarkdown(resp.Body, resp.URL)
 	case isHTML && format == "text":
-		return httpfetch.HTMLToText(resp.Body), nil
+		return htmlconv.HTMLToText(resp.Body), nil
 	}
 	return strings.ToValidUTF8(string(resp.Body), "\uFFFD"), nil
 }

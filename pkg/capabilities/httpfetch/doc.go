@@ -41,11 +41,5 @@
 // response says Retried; a challenge that persists is returned as the
 // 403 response.
 //
-// # Conversion
-//
-// HTMLToMarkdown uses github.com/JohannesKaufmann/html-to-markdown/v2
-// with the table plugin, drops non-content elements and makes links
-// absolute. HTMLToText walks the golang.org/x/net/html tree and keeps
-// visible text, one block per line. Both assume UTF-8 and replace
-// invalid bytes with U+FFFD.
+// Converting what was fetched is package htmlconv's business.
 package httpfetch

@@ -1,4 +1,4 @@
-package httpfetch
+package htmlconv
 
 import (
 	"strings"
