@@ -7,8 +7,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
 )
 
@@ -57,7 +55,7 @@ func cleanLine(raw []byte) string {
 		return fold(s)
 	}
 	if strings.IndexByte(s, 0x1b) >= 0 {
-		return ansi.Strip(s)
+		return stripANSI(s)
 	}
 	return s
 }
@@ -78,7 +76,7 @@ func fold(s string) string {
 			if strings.Contains(seg, "\x1b[K") || strings.Contains(seg, "\x1b[0K") {
 				erase = true
 			}
-			seg = ansi.Strip(seg)
+			seg = stripANSI(seg)
 		}
 		if erase {
 			cur = ""

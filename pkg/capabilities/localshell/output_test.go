@@ -169,3 +169,17 @@ func TestRetentionAndLogAcrossChunkSizes(t *testing.T) {
 		}
 	}
 }
+
+func TestStripANSI(t *testing.T) {
+	cases := map[string]string{
+		"\x1b[31mred\x1b[0m text":                             "red text",
+		"\x1b]8;;https://example.com\x1b\\link\x1b]8;;\x1b\\": "link",
+		"\x1b[38:2:255:0:0mcolon\x1b[m":                       "colon",
+		"héllo \x1b[1mwörld\x1b[22m ✓":                        "héllo wörld ✓",
+		"\x1bP+q544e\x1b\\after":                              "after",
+		"tab\there":                                           "tab\there",
+	}
+	for in, want := range cases {
+		assert.Equal(t, want, stripANSI(in), "%q", in)
+	}
+}
