@@ -12,7 +12,7 @@ SOURCES  := $(shell find cmd pkg -name '*.go' -o -name '*.md' 2>/dev/null) go.mo
 # or `make nvims`); the system `nvim` is always included.
 TEST_NVIMS ?= $(strip $(shell command -v nvim) $(wildcard $(CURDIR)/.cache/nvim-0.10/bin/nvim) $(wildcard $(CURDIR)/.cache/nvim-0.12/bin/nvim))
 
-.PHONY: all build run test test-go lint bench manifest nvims clean
+.PHONY: all build run test deps lint bench manifest nvims clean
 
 all: build
 
@@ -33,7 +33,15 @@ doc/tags: doc/magenta.txt
 run: $(BIN) doc/tags
 	$(NVIM) --clean --cmd "set rtp^=$(CURDIR)" -c "lua require('magenta').setup()" $(ARGS)
 
-test: $(BIN)
+# The tests need a real Neovim and ripgrep: install them when we can
+# (root with apt), else say how.
+deps:
+	@command -v nvim >/dev/null && command -v rg >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get update -qq && apt-get install -y -qq neovim ripgrep >/dev/null; \
+	  else echo "make test needs nvim and rg: sudo apt-get install neovim ripgrep"; exit 1; fi; }
+
+test: $(BIN) deps
 	MAGENTA_TEST_NVIMS="$(TEST_NVIMS)" MAGENTA_HOST_BIN="$(CURDIR)/$(BIN)" $(GO) test -race -count=1 ./...
 
 lint:
