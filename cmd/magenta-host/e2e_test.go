@@ -152,6 +152,21 @@ func TestBinaryEndToEnd(t *testing.T) {
 		n.WaitForText("display", "# New thread")
 		n.LuaResult(&info, `return (require('magenta.host').request("version"))`)
 		assert.NotEqual(t, pid, info.Pid)
+
+		// :Magenta restart stops the host quietly; the next command starts
+		// another one.
+		prev := info.Pid
+		n.Command("Magenta restart")
+		n.WaitFor("the host to stop", func() bool {
+			var running bool
+			n.LuaResult(&running, `return require('magenta.host').running()`)
+			return !running
+		}, n.Messages)
+		n.Command("Magenta new-thread")
+		n.WaitForText("display", "# New thread")
+		n.LuaResult(&info, `return (require('magenta.host').request("version"))`)
+		assert.NotEqual(t, prev, info.Pid)
+		assert.Equal(t, 1, strings.Count(n.Messages(), "the host exited"), "a restart is not reported as a crash")
 	})
 }
 
