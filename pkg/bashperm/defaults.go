@@ -2,6 +2,7 @@ package bashperm
 
 import (
 	"fmt"
+	"github.com/magenta-nvim/magenta/pkg/secrets"
 	"strings"
 )
 
@@ -92,7 +93,7 @@ func gitBranchListOnly(s *scanned) string {
 func gitNoSecrets(s *scanned) string {
 	for _, a := range s.rest {
 		parts := strings.FieldsFunc(a.s, func(r rune) bool { return strings.ContainsRune("/:()", r) })
-		if name := secretIn(parts); name != "" {
+		if name := secrets.In(parts); name != "" {
 			return fmt.Sprintf("passes %s to git, which names a secret file (%s)", a.s, name)
 		}
 	}

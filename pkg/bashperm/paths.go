@@ -3,6 +3,7 @@ package bashperm
 import (
 	"errors"
 	"fmt"
+	"github.com/magenta-nvim/magenta/pkg/secrets"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -118,27 +119,11 @@ func (r *run) checkPath(arg, cwd string, mode pathMode) string {
 		return fmt.Sprintf("%s %s, outside the workspace", verb, shown)
 	}
 	for _, parts := range [][]string{strings.Split(rel, "/"), strings.Split(arg, "/")} {
-		if name := secretIn(parts); name != "" {
+		if name := secrets.In(parts); name != "" {
 			return fmt.Sprintf("%s %s, which is or is inside a secret file (%s)", verb, shown, name)
 		}
 		if mode == modeWrite && slices.ContainsFunc(parts, func(s string) bool { return strings.EqualFold(s, ".git") }) {
 			return fmt.Sprintf("writes %s, inside .git/", shown)
-		}
-	}
-	return ""
-}
-
-// secretIn returns the first path component that names a secret: .env*,
-// *.pem, *.key, id_rsa*, .netrc, .npmrc, .git-credentials, credentials, or
-// the directories .ssh, .aws and .gnupg. Matching ignores case (macOS).
-func secretIn(parts []string) string {
-	for _, p := range parts {
-		l := strings.ToLower(p)
-		switch {
-		case strings.HasPrefix(l, ".env"), strings.HasSuffix(l, ".pem"), strings.HasSuffix(l, ".key"),
-			strings.HasPrefix(l, "id_rsa"), l == ".netrc", l == ".npmrc", l == ".git-credentials",
-			l == "credentials", l == ".ssh", l == ".aws", l == ".gnupg":
-			return p
 		}
 	}
 	return ""

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"github.com/magenta-nvim/magenta/pkg/capabilities"
 	"log/slog"
 	"runtime/debug"
 	"sort"
@@ -83,7 +84,7 @@ func (r *Registry) Run(ctx context.Context, name string, call Call) (res Result)
 			res = Errorf(fmt.Sprintf("tool %s failed with an internal error (%v); this is a bug in magenta, not in your input", name, p))
 		}
 	}()
-	res = t.Run(ctx, call)
+	res = t.Run(capabilities.WithCall(ctx, capabilities.CallInfo{ThreadID: call.ThreadID, RequestID: call.ID}), call)
 	if ctx.Err() != nil && !res.IsError {
 		return Errorf(fmt.Sprintf("tool %s was aborted by the user", name))
 	}

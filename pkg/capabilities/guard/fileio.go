@@ -1,0 +1,180 @@
+package guard
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/magenta-nvim/magenta/pkg/approval"
+	"github.com/magenta-nvim/magenta/pkg/capabilities"
+	"github.com/magenta-nvim/magenta/pkg/secrets"
+)
+
+// Approval kinds of file access; an approved path is remembered for the
+// thread that asked.
+const (
+	KindFileRead  = "file-read"
+	KindFileWrite = "file-write"
+)
+
+// FileRule is a user rule for paths at or below Path: Read and Write allow
+// without asking; Secret makes even reads ask.
+type FileRule struct {
+	Path                string
+	Read, Write, Secret bool
+}
+
+// FileOptions configures a guarded FileIO.
+type FileOptions struct {
+	Workspace string
+	// Readable are roots always readable (the command-log root).
+	Readable   []string
+	Rules      []FileRule
+	Broker     *approval.Broker
+	Remembered *Remembered
+}
+
+// FileIO is a capabilities.FileIO that asks before reading outside the
+// workspace, reading secrets, and writing outside the workspace, to
+// secrets or into .git/. Every method is written out: a method added to
+// the interface later must be guarded here before it compiles.
+type FileIO struct {
+	inner capabilities.FileIO
+	o     FileOptions
+}
+
+var _ capabilities.FileIO = (*FileIO)(nil)
+
+// NewFileIO guards inner.
+func NewFileIO(inner capabilities.FileIO, o FileOptions) *FileIO {
+	o.Workspace = resolvePath(o.Workspace)
+	for i, r := range o.Readable {
+		o.Readable[i] = resolvePath(r)
+	}
+	return &FileIO{inner: inner, o: o}
+}
+
+// Open implements capabilities.FileIO.
+func (f *FileIO) Open(ctx context.Context, path string) (io.ReadCloser, error) {
+	if err := f.check(ctx, path, false); err != nil {
+		return nil, err
+	}
+	return f.inner.Open(ctx, path)
+}
+
+// ReadFile implements capabilities.FileIO.
+func (f *FileIO) ReadFile(ctx context.Context, path string) ([]byte, error) {
+	if err := f.check(ctx, path, false); err != nil {
+		return nil, err
+	}
+	return f.inner.ReadFile(ctx, path)
+}
+
+// WriteFile implements capabilities.FileIO.
+func (f *FileIO) WriteFile(ctx context.Context, path string, data []byte) error {
+	if err := f.check(ctx, path, true); err != nil {
+		return err
+	}
+	return f.inner.WriteFile(ctx, path, data)
+}
+
+// Stat implements capabilities.FileIO.
+func (f *FileIO) Stat(ctx context.Context, path string) (capabilities.FileInfo, error) {
+	if err := f.check(ctx, path, false); err != nil {
+		return capabilities.FileInfo{}, err
+	}
+	return f.inner.Stat(ctx, path)
+}
+
+// Exists implements capabilities.FileIO.
+func (f *FileIO) Exists(ctx context.Context, path string) (bool, error) {
+	if err := f.check(ctx, path, false); err != nil {
+		return false, err
+	}
+	return f.inner.Exists(ctx, path)
+}
+
+// MkdirAll implements capabilities.FileIO.
+func (f *FileIO) MkdirAll(ctx context.Context, path string) error {
+	if err := f.check(ctx, path, true); err != nil {
+		return err
+	}
+	return f.inner.MkdirAll(ctx, path)
+}
+
+// check asks unless the rules allow the access; YES is remembered for the
+// calling thread and path.
+func (f *FileIO) check(ctx context.Context, path string, write bool) error {
+	resolved := resolvePath(path)
+	reason := f.reason(resolved, write)
+	if reason == "" {
+		return nil
+	}
+	call := capabilities.CallFrom(ctx)
+	kind := KindFileRead
+	if write {
+		kind = KindFileWrite
+	}
+	key := call.ThreadID + "\x00" + resolved
+	if f.o.Remembered.Has(kind, key) {
+		return nil
+	}
+	d, err := f.o.Broker.Ask(ctx, approval.Request{
+		ThreadID: call.ThreadID, ToolUseID: call.RequestID, Kind: kind, Subject: resolved, Reason: reason, NoAlways: true,
+	})
+	switch {
+	case err != nil:
+		return &capabilities.DeniedError{What: resolved, Reason: "the thread was aborted while it waited for approval"}
+	case d == approval.Deny:
+		return &capabilities.DeniedError{What: resolved, Reason: "the user declined"}
+	}
+	f.o.Remembered.Remember(kind, key)
+	return nil
+}
+
+// reason says why access to the resolved path needs approval, "" when it
+// does not.
+func (f *FileIO) reason(resolved string, write bool) string {
+	verb := "reads"
+	if write {
+		verb = "writes"
+	}
+	if rule, ok := f.rule(resolved); ok {
+		switch {
+		case rule.Secret:
+			return fmt.Sprintf("%s %s, which a rule marks secret", verb, resolved)
+		case write && rule.Write, !write && (rule.Read || rule.Write):
+			return ""
+		}
+	}
+	if !write && slices.ContainsFunc(f.o.Readable, func(root string) bool { return within(root, resolved) }) {
+		return ""
+	}
+	if !within(f.o.Workspace, resolved) {
+		return fmt.Sprintf("%s %s, outside the workspace", verb, resolved)
+	}
+	rel, _ := filepath.Rel(f.o.Workspace, resolved)
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	if name := secrets.In(parts); name != "" {
+		return fmt.Sprintf("%s %s, a secret (%s)", verb, rel, name)
+	}
+	if write && slices.ContainsFunc(parts, func(s string) bool { return strings.EqualFold(s, ".git") }) {
+		return fmt.Sprintf("writes %s, inside .git/", rel)
+	}
+	return ""
+}
+
+// rule returns the user rule with the longest path containing resolved.
+func (f *FileIO) rule(resolved string) (FileRule, bool) {
+	best, found := FileRule{}, false
+	for _, r := range f.o.Rules {
+		root := resolvePath(r.Path)
+		if within(root, resolved) && (!found || len(root) > len(best.Path)) {
+			best, found = FileRule{Path: root, Read: r.Read, Write: r.Write, Secret: r.Secret}, true
+		}
+	}
+	return best, found
+}
