@@ -37,7 +37,7 @@ func TestFileDecisions(t *testing.T) {
 	require.NoError(t, os.Symlink(outside, filepath.Join(ws, "escape")))
 	g := NewFileIO(&okFS{}, FileOptions{
 		Workspace: ws, Readable: []string{logs},
-		Rules: []FileRule{{Path: docs, Read: true}, {Path: filepath.Join(ws, "private"), Secret: true}},
+		Rules:  []FileRule{{Path: docs, Read: true}, {Path: filepath.Join(ws, "private"), Secret: true}},
 		Broker: approval.NewBroker(nil), Remembered: NewRemembered(),
 	})
 	tests := []struct {
