@@ -20,6 +20,8 @@ type Environment struct {
 	// Cwd is the directory relative paths are resolved against and the
 	// root of the workspace the permission rules protect.
 	Cwd string
+	// Files reads and writes files; nil when the environment has none.
+	Files FileIO
 	// Shell runs commands; nil when the environment has none.
 	Shell Shell
 	// Searcher searches file contents; nil when there is none.

@@ -1,0 +1,191 @@
+package tools
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/magenta-nvim/magenta/pkg/capabilities"
+)
+
+// What get_file returns per call.
+const (
+	GetFileMaxLines  = 1000
+	GetFileMaxBytes  = 100 << 10
+	GetFileLineChars = 2000
+	GetFileImageMax  = 5 << 20
+	// binarySniff is how much of a file decides whether it is text.
+	binarySniff = 8 << 10
+)
+
+var imageTypes = []string{"image/png", "image/jpeg", "image/gif", "image/webp"}
+
+//go:embed get_file.md
+var getFileDescription string
+
+// GetFileParams is the input of get_file.
+type GetFileParams struct {
+	Path      string `json:"path" jsonschema:"the file to read, relative to the workspace root"`
+	StartLine int    `json:"startLine,omitempty" jsonschema:"first line to read, 1-based (default 1)"`
+	NumLines  int    `json:"numLines,omitempty" jsonschema:"how many lines to read (default and maximum: the per-call cap)"`
+}
+
+type getFileTool struct{ Tool }
+
+// GetFile returns the get_file tool.
+func GetFile() Tool {
+	data := map[string]any{
+		"MaxLines": GetFileMaxLines, "MaxKB": GetFileMaxBytes >> 10, "LineChars": GetFileLineChars,
+		"ImageMB": GetFileImageMax >> 20, "ImageTypes": "PNG, JPEG, GIF, WebP",
+	}
+	return &getFileTool{Tool: MustTyped("get_file", getFileDescription, data, runGetFile)}
+}
+
+// Describe implements Describer.
+func (*getFileTool) Describe(input []byte) (string, string) {
+	var p GetFileParams
+	if jsonUnmarshal(input, &p) != nil {
+		return "", ""
+	}
+	if p.StartLine > 1 {
+		return fmt.Sprintf("%s from line %d", p.Path, p.StartLine), ""
+	}
+	return p.Path, ""
+}
+
+func runGetFile(ctx context.Context, call Call, p GetFileParams) Result {
+	if strings.TrimSpace(p.Path) == "" {
+		return Errorf("path must not be empty")
+	}
+	if p.StartLine < 0 || p.NumLines < 0 {
+		return Errorf("startLine and numLines must be positive")
+	}
+	if call.Env == nil || call.Env.Files == nil {
+		return Errorf("this environment cannot read files")
+	}
+	path := resolveToolPath(call.Env, p.Path)
+	r, err := call.Env.Files.Open(ctx, path)
+	if err != nil {
+		return fileError(path, err)
+	}
+	defer r.Close()
+	br := bufio.NewReaderSize(r, 64<<10)
+	head, _ := br.Peek(binarySniff)
+	if kind := http.DetectContentType(head); isImage(kind) {
+		return readImage(br, path, kind)
+	}
+	if bytes.IndexByte(head, 0) >= 0 {
+		return Errorf(fmt.Sprintf("%s is a binary file; get_file shows text only", path))
+	}
+	return readLines(br, path, max(p.StartLine, 1), p.NumLines)
+}
+
+func isImage(kind string) bool {
+	for _, t := range imageTypes {
+		if kind == t {
+			return true
+		}
+	}
+	return false
+}
+
+func readImage(r io.Reader, path, kind string) Result {
+	data, err := io.ReadAll(io.LimitReader(r, GetFileImageMax+1))
+	if err != nil {
+		return Errorf(fmt.Sprintf("read %s: %v", path, err))
+	}
+	if len(data) > GetFileImageMax {
+		return Errorf(fmt.Sprintf("%s is an image larger than %d MB", path, GetFileImageMax>>20))
+	}
+	return Result{Text: fmt.Sprintf("%s (%s, %d bytes)", path, kind, len(data)), Images: []Image{{MediaType: kind, Data: data}}, Summary: kind}
+}
+
+// readLines streams from line start, numbering lines, until the line or
+// byte cap, and says where to continue. It reads no further than it
+// shows (plus one line to know whether the file goes on).
+func readLines(br *bufio.Reader, path string, start, want int) Result {
+	if want <= 0 || want > GetFileMaxLines {
+		want = GetFileMaxLines
+	}
+	var b strings.Builder
+	line, shown, size := 0, 0, 0
+	more := false
+	for {
+		text, err := readLine(br)
+		if err == io.EOF && text == "" {
+			break
+		}
+		if err != nil && err != io.EOF {
+			return Errorf(fmt.Sprintf("read %s: %v", path, err))
+		}
+		line++
+		if line >= start {
+			if shown == want || size >= GetFileMaxBytes {
+				more = true
+				break
+			}
+			text = cutMiddle(strings.ToValidUTF8(strings.TrimSuffix(text, "\r"), "\uFFFD"), GetFileLineChars)
+			fmt.Fprintf(&b, "%d\t%s\n", line, text)
+			shown++
+			size += len(text) + 8
+		}
+		if err == io.EOF {
+			break
+		}
+	}
+	switch {
+	case line == 0:
+		return Result{Text: path + " is empty.", Summary: "empty"}
+	case shown == 0:
+		return Errorf(fmt.Sprintf("%s has %d lines; startLine %d is past the end", path, line, start))
+	case more:
+		next := start + shown
+		fmt.Fprintf(&b, "(%s continues; read from startLine %d for more)", path, next)
+		return Result{Text: b.String(), Summary: fmt.Sprintf("lines %d–%d (more follow)", start, next-1)}
+	}
+	return Result{Text: strings.TrimSuffix(b.String(), "\n"), Summary: fmt.Sprintf("lines %d–%d", start, start+shown-1)}
+}
+
+// readLine reads one line without its newline, keeping at most about
+// twice the display cap of a very long line in memory.
+func readLine(br *bufio.Reader) (string, error) {
+	var buf []byte
+	dropped := 0
+	for {
+		chunk, isPrefix, err := br.ReadLine()
+		if len(buf) < 2*GetFileLineChars*4 {
+			buf = append(buf, chunk...)
+		} else {
+			dropped += len(chunk)
+		}
+		if err != nil {
+			return string(buf), err
+		}
+		if !isPrefix {
+			if dropped > 0 {
+				return string(buf) + fmt.Sprintf(" … [%d more bytes]", dropped), nil
+			}
+			return string(buf), nil
+		}
+	}
+}
+
+// fileError turns a FileIO error into a result the model can act on.
+func fileError(path string, err error) Result {
+	var denied *capabilities.DeniedError
+	switch {
+	case errors.As(err, &denied):
+		return Result{Text: fmt.Sprintf("%s was not read: %s.", path, denied.Reason), IsError: true, Summary: "not read: " + denied.Reason}
+	case errors.Is(err, capabilities.ErrNotExist):
+		return Errorf(fmt.Sprintf("%s does not exist", path))
+	case errors.Is(err, capabilities.ErrIsDirectory):
+		return Errorf(fmt.Sprintf("%s is a directory; list it with bash_command (ls) or search it with grep", path))
+	}
+	return Errorf(fmt.Sprintf("read %s: %v", path, err))
+}
