@@ -8,7 +8,9 @@ import (
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/guard"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/httpfetch"
+	"github.com/magenta-nvim/magenta/pkg/capabilities/localfs"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/localshell"
+	"github.com/magenta-nvim/magenta/pkg/capabilities/nvimbuf"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/ripgrep"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/toolfiles"
 	"github.com/magenta-nvim/magenta/pkg/config"
@@ -18,7 +20,8 @@ import (
 // environment builds the local environment for the options: the real
 // shell, ripgrep and HTTP fetcher, each behind its permission decorator,
 // whose approvals go to the host's broker and whose ALWAYS answers the
-// host remembers; and tool artifacts beside the command logs.
+// host remembers; tool artifacts beside the command logs; and files
+// through the user's buffers (the log root readable without asking).
 func (h *Host) environment(opts config.Options, cwd, dataDir string) (*capabilities.Environment, *tools.Registry, error) {
 	env, err := capabilities.NewLocal(cwd)
 	if err != nil {
@@ -44,6 +47,10 @@ func (h *Host) environment(opts config.Options, cwd, dataDir string) (*capabilit
 	env.Searcher = guard.NewSearcher(ripgrep.New(ripgrep.Options{Locator: h.locator}), workspace, h.broker, h.remembered)
 	env.Fetcher = guard.NewFetcher(httpfetch.New(httpfetch.Options{}), h.broker, h.remembered, httpfetch.IsPrivate)
 	env.Artifacts = toolfiles.Store{Root: opts.LogRoot()}
+	env.Files = guard.NewFileIO(nvimbuf.New(h.nv, localfs.New()), guard.FileOptions{
+		Workspace: workspace, Readable: []string{opts.LogRoot()},
+		Broker: h.broker, Remembered: h.remembered,
+	})
 	reg := h.opts.Tools
 	if reg == nil {
 		reg = tools.Builtin(tools.Config{MaxShellTimeout: opts.MaxShellTimeout()})

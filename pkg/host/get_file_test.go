@@ -1,0 +1,49 @@
+package host_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/magenta-nvim/magenta/pkg/chat/provider"
+	"github.com/magenta-nvim/magenta/pkg/nvimtest"
+)
+
+func TestGetFileSeesUnsavedBuffersAndAsksForSecrets(t *testing.T) {
+	nvimtest.ForEach(t, func(t *testing.T, bin string) {
+		n, fake := startShell(t, bin)
+		path := filepath.Join(n.Dir, "main.go")
+		require.NoError(t, os.WriteFile(path, []byte("package main\n"), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(n.Dir, ".env"), []byte("TOKEN=x\n"), 0o600))
+		// The user edits main.go in another window and does not save.
+		n.Lua(`require("magenta.ui").open_file(...); vim.api.nvim_buf_set_lines(0, 1, 1, false, {"// unsaved"})`, path)
+
+		n.FocusRole("input")
+		n.Type("read it")
+		n.Keys("<CR>")
+		call := fake.Next(t)
+		call.ToolUse("tu_f", "get_file", map[string]any{"path": "main.go"})
+		call.Stop(provider.StopToolUse)
+		next := fake.Next(t)
+		res, isErr := lastResult(t, next)
+		require.False(t, isErr, res)
+		assert.Equal(t, "1\tpackage main\n2\t// unsaved", res)
+
+		next.ToolUse("tu_s", "get_file", map[string]any{"path": ".env"})
+		next.Stop(provider.StopToolUse)
+		text := n.WaitForText("display", "> NO")
+		assert.Contains(t, text, "needs approval: reads .env, a secret (.env)")
+		assert.NotContains(t, text, "> ALWAYS")
+		n.FocusRole("display")
+		n.CursorTo("> NO")
+		n.Keys("<CR>")
+		third := fake.Next(t)
+		res, isErr = lastResult(t, third)
+		assert.True(t, isErr)
+		assert.Contains(t, res, "was not read: the user declined")
+		third.Reply("ok")
+	})
+}
