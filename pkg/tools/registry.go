@@ -48,7 +48,7 @@ func Builtin(cfg Config) *Registry {
 	if cfg.MaxShellTimeout <= 0 {
 		cfg.MaxShellTimeout = DefaultMaxShellTimeout
 	}
-	r, err := NewRegistry(ThreadTitle(), BashCommand(cfg.MaxShellTimeout), Grep(), WebFetch(), GetFile())
+	r, err := NewRegistry(ThreadTitle(), BashCommand(cfg.MaxShellTimeout), Grep(), WebFetch(), GetFile(), EditFile(), WriteFile())
 	if err != nil {
 		panic(err)
 	}

@@ -48,6 +48,16 @@ type Result struct {
 	Summary string
 	// LogPath is a file with the call's full output, offered in the chat.
 	LogPath string
+	// Diff is a unified diff of a change the call made, for the chat.
+	Diff string
+	// Location is where the user can jump to see the change.
+	Location *Location
+}
+
+// Location is a place in a file (1-based line).
+type Location struct {
+	Path string
+	Line int
 }
 
 // Errorf returns an error result.
