@@ -17,6 +17,9 @@ local links = {
   MagentaStatus = "NonText",
   MagentaSelected = "Visual",
   MagentaButton = "Underlined",
+  MagentaDiffAdd = "DiffAdd",
+  MagentaDiffDelete = "DiffDelete",
+  MagentaDiffHunk = "Identifier",
 }
 
 local defined = false
@@ -85,8 +88,8 @@ function M.notify_if_hidden(buf, msg)
 end
 
 --- Opens path in a window that is not part of the sidebar (the previous
---- window when it is a normal one, else a new split).
-function M.open_file(path)
+--- window when it is a normal one, else a new split), at line if given.
+function M.open_file(path, line)
   local function is_sidebar(win)
     local ok = pcall(vim.api.nvim_buf_get_var, vim.api.nvim_win_get_buf(win), "magenta_role")
     return ok
@@ -109,6 +112,10 @@ function M.open_file(path)
     vim.cmd("topleft vsplit")
   end
   vim.cmd("edit " .. vim.fn.fnameescape(path))
+  if line and line > 0 then
+    local last = vim.api.nvim_buf_line_count(0)
+    vim.api.nvim_win_set_cursor(0, { math.min(line, last), 0 })
+  end
 end
 
 function M.notify(msg, level)

@@ -31,8 +31,9 @@ type Screen interface {
 	// NotifyIfHidden notifies only when the display buffer is not in a
 	// window (an approval waits and the sidebar is closed).
 	NotifyIfHidden(msg string)
-	// OpenFile opens path in a normal editor window (not the sidebar).
-	OpenFile(path string)
+	// OpenFile opens path in a normal editor window (not the sidebar),
+	// at line when it is positive.
+	OpenFile(path string, line int)
 }
 
 // Level is the urgency of a notification.
@@ -276,7 +277,7 @@ func (a *App) act(action view.Action) {
 		case "switch_thread":
 			a.selectThread(action.Arg)
 		case "open_file":
-			a.deps.Screen.OpenFile(action.Arg)
+			a.deps.Screen.OpenFile(action.Arg, action.Line)
 		default:
 			slog.Warn("app: unknown action", "kind", action.Kind)
 		}

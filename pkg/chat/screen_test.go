@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -60,7 +61,9 @@ func (s *recordingScreen) Notify(msg string, _ Level) {
 
 func (s *recordingScreen) NotifyIfHidden(msg string) { s.Notify(msg, LevelInfo) }
 
-func (s *recordingScreen) OpenFile(path string) { s.Notify("open "+path, LevelInfo) }
+func (s *recordingScreen) OpenFile(path string, line int) {
+	s.Notify(fmt.Sprintf("open %s:%d", path, line), LevelInfo)
+}
 
 func (s *recordingScreen) text() string {
 	s.mu.Lock()

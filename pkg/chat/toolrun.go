@@ -112,6 +112,10 @@ func (t *Thread) finishTool(e *entry, res toolResult) {
 		e.tool.Status = view.ToolFailed
 	}
 	e.tool.Summary, e.tool.Result, e.tool.LogPath = res.summary(), res.Text, res.LogPath
+	e.tool.Diff = res.Diff
+	if res.Location != nil {
+		e.tool.DiffPath, e.tool.DiffLine = res.Location.Path, res.Location.Line
+	}
 	if e.desc != "" {
 		e.tool.Summary = fmt.Sprintf("%s — %s", e.desc, firstLineOf(res.summary()))
 	}

@@ -30,6 +30,6 @@ func (e *nvimEditor) NotifyIfHidden(buf int, msg string) error {
 	return e.nv.ExecLua(`require('magenta.ui').notify_if_hidden(...)`, nil, buf, msg)
 }
 
-func (e *nvimEditor) OpenFile(path string) error {
-	return e.nv.ExecLua(`require('magenta.ui').open_file(...)`, nil, path)
+func (e *nvimEditor) OpenFile(path string, line int) error {
+	return e.nv.ExecLua(`require('magenta.ui').open_file(...)`, nil, path, line)
 }

@@ -23,7 +23,7 @@ func (e *recordingEditor) ApplyEdit(int, view.Edit) error { return nil }
 
 func (e *recordingEditor) NotifyIfHidden(int, string) error { return nil }
 
-func (e *recordingEditor) OpenFile(string) error { return nil }
+func (e *recordingEditor) OpenFile(string, int) error { return nil }
 
 func (e *recordingEditor) Notify(msg string, _ chat.Level) error {
 	e.mu.Lock()

@@ -23,8 +23,9 @@ type Editor interface {
 	Notify(msg string, level chat.Level) error
 	// NotifyIfHidden notifies unless buf is shown in a window.
 	NotifyIfHidden(buf int, msg string) error
-	// OpenFile opens path in a window outside the sidebar.
-	OpenFile(path string) error
+	// OpenFile opens path in a window outside the sidebar, at line when
+	// positive.
+	OpenFile(path string, line int) error
 }
 
 // Renderer implements chat.Screen. Its methods are safe for concurrent use
@@ -52,6 +53,7 @@ type note struct {
 	level  chat.Level
 	hidden bool   // only when the display buffer is not shown
 	open   string // a path to open instead of a message
+	line   int
 }
 
 // NewRenderer starts a renderer applying frames through editor.
@@ -120,9 +122,9 @@ func (r *Renderer) NotifyIfHidden(msg string) {
 }
 
 // OpenFile queues opening path in a normal window.
-func (r *Renderer) OpenFile(path string) {
+func (r *Renderer) OpenFile(path string, line int) {
 	r.mu.Lock()
-	r.notes = append(r.notes, note{open: path})
+	r.notes = append(r.notes, note{open: path, line: line})
 	r.mu.Unlock()
 	r.poke()
 }
@@ -190,7 +192,7 @@ func (r *Renderer) step() (drew bool) {
 		var err error
 		switch {
 		case n.open != "":
-			err = r.editor.OpenFile(n.open)
+			err = r.editor.OpenFile(n.open, n.line)
 		case n.hidden:
 			err = r.editor.NotifyIfHidden(buf, n.msg)
 		default:

@@ -49,6 +49,7 @@ type Action struct {
 	Target string
 	Kind   string
 	Arg    string
+	Line   int // for "open_file": the line to put the cursor on (0: keep)
 }
 
 // Binding maps Key on the section's lines [Start, End) to Action.

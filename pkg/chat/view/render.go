@@ -21,7 +21,43 @@ const (
 	HlStatus    = "MagentaStatus"
 	HlSelected  = "MagentaSelected"
 	HlButton    = "MagentaButton"
+	HlDiffAdd   = "MagentaDiffAdd"
+	HlDiffDel   = "MagentaDiffDelete"
+	HlDiffHunk  = "MagentaDiffHunk"
 )
+
+// maxDiffLines caps the diff drawn under a tool call; the file itself is
+// one key away.
+const maxDiffLines = 40
+
+// appendDiff draws a unified diff, indented, with its +/- lines coloured,
+// at most maxDiffLines lines.
+func appendDiff(lines []Line, diff string) []Line {
+	all := strings.Split(strings.TrimRight(diff, "\n"), "\n")
+	for i, l := range all {
+		if i == maxDiffLines {
+			lines = append(lines, whole(fmt.Sprintf("  … %d more diff lines", len(all)-i), HlMeta))
+			break
+		}
+		group := ""
+		switch {
+		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
+			group = HlMeta
+		case strings.HasPrefix(l, "@@"):
+			group = HlDiffHunk
+		case strings.HasPrefix(l, "+"):
+			group = HlDiffAdd
+		case strings.HasPrefix(l, "-"):
+			group = HlDiffDel
+		}
+		line := Line{Text: "  " + strings.TrimSuffix(l, "\r")}
+		if group != "" {
+			line.Hl = []Highlight{{2, -1, group}}
+		}
+		lines = append(lines, line)
+	}
+	return lines
+}
 
 // Header is the top of a thread's frame.
 type Header struct {
@@ -93,15 +129,19 @@ const (
 
 // ToolCall is a tool call as the chat shows it.
 type ToolCall struct {
-	Name     string
-	Input    string // JSON as the model sent it
-	Status   ToolStatus
-	Summary  string // one line: what it is for, or how it ended
-	Detail   string // one line under the head ("$ make test")
-	Running  string // while running: "3s of 2m0s"
-	Live     []string
-	Result   string // what the model got back
-	LogPath  string
+	Name    string
+	Input   string // JSON as the model sent it
+	Status  ToolStatus
+	Summary string // one line: what it is for, or how it ended
+	Detail  string // one line under the head ("$ make test")
+	Running string // while running: "3s of 2m0s"
+	Live    []string
+	Result  string // what the model got back
+	LogPath string
+	Diff    string // a unified diff of the change the call made
+	// DiffPath and DiffLine say where <CR> on the diff opens the file.
+	DiffPath string
+	DiffLine int
 	Approval *Approval
 	Expanded bool
 }
@@ -171,6 +211,14 @@ func RenderToolCall(threadID, id string, version uint64, tc ToolCall) *Section {
 	}
 	if a := tc.Approval; a != nil {
 		lines, binds = appendApproval(lines, binds, threadID, a)
+	}
+	if tc.Diff != "" && tc.Status >= ToolDone {
+		open := Action{Kind: "open_file", Arg: tc.DiffPath, Line: tc.DiffLine}
+		start := len(lines)
+		lines = appendDiff(lines, tc.Diff)
+		if tc.DiffPath != "" {
+			binds = append(binds, Binding{Start: start, End: len(lines), Key: KeyActivate, Action: open})
+		}
 	}
 	if tc.LogPath != "" && tc.Status >= ToolDone {
 		binds = append(binds, Binding{Start: len(lines), End: len(lines) + 1, Key: KeyActivate, Action: Action{Kind: "open_file", Arg: tc.LogPath}})
