@@ -24,6 +24,7 @@ M.defaults = {
       new_thread = "<leader>mn",
       threads = "<leader>ml",
       abort = "<leader>ma",
+      add_buffer = "<leader>mb", -- attach the current buffer as a context file
     },
     input = { send = "<CR>" },
     display = {
@@ -90,6 +91,7 @@ local schema = {
       new_thread = keymap,
       threads = keymap,
       abort = keymap,
+      add_buffer = keymap,
     },
     input = { _or_false = true, send = keymap },
     display = {

@@ -42,12 +42,38 @@ M.subcommands = {
     end
     host().notify("profile", { name = args[1] })
   end,
+  ["context-files"] = function(args)
+    local paths = {}
+    for _, a in ipairs(args) do
+      for _, p in ipairs(vim.fn.glob(a, false, true)) do
+        paths[#paths + 1] = vim.fn.fnamemodify(p, ":p")
+      end
+      if #vim.fn.glob(a, false, true) == 0 then
+        paths[#paths + 1] = vim.fn.fnamemodify(vim.fn.expand(a), ":p")
+      end
+    end
+    if #paths == 0 then
+      vim.notify("magenta: :Magenta context-files needs file paths", vim.log.levels.ERROR)
+      return
+    end
+    host().notify("context_files", { paths = paths })
+    sidebar().open()
+  end,
+  ["add-buffer"] = function()
+    local name = vim.api.nvim_buf_get_name(0)
+    if name == "" or vim.bo.buftype ~= "" then
+      vim.notify("magenta: the current buffer is not a file", vim.log.levels.ERROR)
+      return
+    end
+    host().notify("context_files", { paths = { name } })
+  end,
   restart = function()
     host().stop()
   end,
 }
 
-local order = { "toggle", "send", "abort", "new-thread", "threads", "thread", "profile", "restart" }
+local order =
+  { "toggle", "send", "abort", "new-thread", "threads", "thread", "profile", "context-files", "add-buffer", "restart" }
 
 --- Runs a :Magenta subcommand (args as typed, split on white space).
 function M.command(args)
@@ -68,6 +94,8 @@ function M.complete(arglead, cmdline)
   local candidates = order
   if #words > 2 and words[2] == "profile" then
     candidates = config.profile_names()
+  elseif #words > 2 and words[2] == "context-files" then
+    return vim.fn.getcompletion(arglead, "file")
   elseif #words > 2 then
     return {}
   end
@@ -81,6 +109,7 @@ local global_actions = {
   new_thread = { "new-thread", "start a new thread" },
   threads = { "threads", "list threads" },
   abort = { "abort", "abort the current turn" },
+  add_buffer = { "add-buffer", "attach the current buffer to the thread" },
 }
 
 local mapped = {}

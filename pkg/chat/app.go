@@ -55,6 +55,8 @@ type AppDeps struct {
 	// Broker holds approvals; nil when nothing asks. The app takes over
 	// its change callback.
 	Broker *approval.Broker
+	// ContextFiles reads files the user attaches (see Deps).
+	ContextFiles capabilities.FileIO
 }
 
 // App owns the threads and which one is shown. Its methods enqueue work
@@ -103,6 +105,9 @@ func NewApp(parent context.Context, opts config.Options, deps AppDeps) (*App, er
 
 // Send sends text in the active thread.
 func (a *App) Send(text string) { a.do(func() { a.showActive(); a.active.Send(text) }) }
+
+// AddContext attaches files to the active thread.
+func (a *App) AddContext(paths []string) { a.do(func() { a.showActive(); a.active.AddContext(paths) }) }
 
 // Abort aborts the active thread's turn.
 func (a *App) Abort() { a.do(func() { a.active.Abort() }) }
@@ -212,7 +217,7 @@ func (a *App) newThread() {
 	t, err := NewThread(a.ctx, a.profile, Deps{
 		Tools: a.deps.Tools, Env: a.deps.Env, Display: a.deps.Screen,
 		NewProvider: a.deps.NewProvider, SystemPrompt: a.deps.SystemPrompt,
-		OnSummary: a.onSummary, Broker: a.deps.Broker,
+		OnSummary: a.onSummary, Broker: a.deps.Broker, ContextFiles: a.deps.ContextFiles,
 	})
 	if err != nil {
 		a.deps.Screen.Notify("magenta: "+err.Error(), LevelError)

@@ -32,4 +32,7 @@ type Deps struct {
 	// Broker holds the approvals the thread's tools wait for; nil when
 	// nothing in the environment asks.
 	Broker *approval.Broker
+	// ContextFiles reads the files the user attaches (no permission
+	// check: attaching is the user's consent); nil disables them.
+	ContextFiles capabilities.FileIO
 }

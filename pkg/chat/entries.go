@@ -147,6 +147,19 @@ func (t *Thread) frame() *view.Frame {
 		t.header.section = view.RenderHeader("header", t.nextVersion(), header)
 		t.unsettle()
 	}
+	paths := make([]string, len(t.context))
+	for i, c := range t.context {
+		paths[i] = c.path
+	}
+	if key := strings.Join(paths, "\x00"); key != t.ctxSec.value || t.ctxSec.section == nil {
+		files := make([]view.ContextFile, len(t.context))
+		for i, c := range t.context {
+			files[i] = view.ContextFile{Path: c.path, Rel: c.rel}
+		}
+		t.ctxSec.value = key
+		t.ctxSec.section = view.RenderContextFiles("context", t.nextVersion(), t.ID, files)
+		t.unsettle()
+	}
 	status := t.statusText()
 	if status != t.status.value || t.status.section == nil {
 		t.status.value = status
@@ -158,6 +171,7 @@ func (t *Thread) frame() *view.Frame {
 	}
 	if t.settled == nil {
 		t.settled, t.settledEnds = view.AppendSettled(nil, nil, t.header.section)
+		t.settled, t.settledEnds = view.AppendSettled(t.settled, t.settledEnds, t.ctxSec.section)
 	}
 	var buf [2]*view.Section
 	for ; t.settledN < liveFrom; t.settledN++ {

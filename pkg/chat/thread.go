@@ -52,8 +52,14 @@ type Thread struct {
 	settled     []*view.Section
 	settledEnds []int
 	settledN    int
-	status      cachedSection[string]
-	lastSum     view.ThreadSummary
+	// context holds the files the user attached; readingContext is set
+	// while a worker reads them for a message.
+	context        []*contextFile
+	readingContext bool
+	afterContext   []string
+	ctxSec         cachedSection[string]
+	status         cachedSection[string]
+	lastSum        view.ThreadSummary
 }
 
 type (
@@ -214,6 +220,12 @@ func (t *Thread) handle(m any) {
 		}
 	case msgApprovals:
 		t.onApprovals()
+	case msgAddContext:
+		t.onAddContext(m.paths)
+	case msgRemoveContext:
+		t.onRemoveContext(m.path)
+	case msgContextRead:
+		t.onContextRead(m)
 	default:
 		slog.Error("thread: unknown message", "type", fmt.Sprintf("%T", m))
 	}
@@ -236,6 +248,8 @@ func (t *Thread) onAction(a view.Action) {
 		}
 	case view.ActionApprove, view.ActionDeny, view.ActionAlways:
 		t.answer(a.Arg, a.Kind)
+	case "remove_context":
+		t.onRemoveContext(a.Arg)
 	default:
 		slog.Warn("thread: unknown action", "kind", a.Kind)
 	}

@@ -51,6 +51,23 @@ func (t *Thread) onSend(text string) {
 	if strings.TrimSpace(text) == "" {
 		return
 	}
+	if t.readingContext {
+		// The first message waits for its context: keep the order.
+		t.afterContext = append(t.afterContext, text)
+		return
+	}
+	if t.turn == nil && len(t.context) > 0 {
+		t.readingContext = true
+		t.readContext(text)
+		return
+	}
+	t.sendUser(text, nil)
+}
+
+// sendUser shows and sends a user message, after the context blocks read
+// for it; during a turn it is queued.
+func (t *Thread) sendUser(text string, contextBlocks []provider.Block) {
+	t.readingContext = false
 	e := t.newEntry(entryUser)
 	e.text = text
 	if t.turn != nil {
@@ -58,7 +75,7 @@ func (t *Thread) onSend(text string) {
 		t.queued = append(t.queued, e)
 		return
 	}
-	t.appendMessage(provider.Message{Role: provider.RoleUser, Content: []provider.Block{provider.TextBlock(text)}})
+	t.appendMessage(provider.Message{Role: provider.RoleUser, Content: append(contextBlocks, provider.TextBlock(text))})
 	t.startTurn()
 }
 

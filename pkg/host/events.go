@@ -45,6 +45,18 @@ func (e event) str(key string) string {
 	return s
 }
 
+// strs reads a list of strings, skipping anything else.
+func (e event) strs(key string) []string {
+	list, _ := e.payload[key].([]any)
+	out := make([]string, 0, len(list))
+	for _, v := range list {
+		if s, ok := v.(string); ok && s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // int reads an integer field; msgpack integers arrive as int64 or uint64
 // depending on their sign and size.
 func (e event) int(key string) int {

@@ -16,6 +16,8 @@ import (
 	"github.com/magenta-nvim/magenta/pkg/approval"
 	"github.com/magenta-nvim/magenta/pkg/bashperm"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/guard"
+	"github.com/magenta-nvim/magenta/pkg/capabilities/localfs"
+	"github.com/magenta-nvim/magenta/pkg/capabilities/nvimbuf"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/ripgrep"
 	"github.com/magenta-nvim/magenta/pkg/chat"
 	"github.com/magenta-nvim/magenta/pkg/config"
@@ -185,6 +187,8 @@ func (h *Host) dispatch(app *chat.App, ev event) {
 		app.SelectThread(ev.str("id"))
 	case "profile":
 		app.SetProfile(ev.str("name"))
+	case "context_files":
+		app.AddContext(ev.strs("paths"))
 	case "key":
 		app.Key(viewKey(ev.str("key")), ev.int("line"))
 	default:
@@ -220,6 +224,7 @@ func (h *Host) attach(ev event) {
 		NewProvider:  h.opts.NewProvider,
 		SystemPrompt: chat.SystemPrompt(env.Cwd, opts.SystemPrompt),
 		Broker:       h.broker,
+		ContextFiles: nvimbuf.New(h.nv, localfs.New()),
 	})
 	if err != nil {
 		h.initErr = err

@@ -81,6 +81,29 @@ func RenderHeader(id string, version uint64, h Header) *Section {
 	}}
 }
 
+// ContextFile is a file attached to the thread.
+type ContextFile struct {
+	Path string // absolute, for the remove action
+	Rel  string // as shown
+}
+
+// RenderContextFiles lists the files attached to the thread; "terminate"
+// (x) on one removes it. No files: no lines.
+func RenderContextFiles(id string, version uint64, threadID string, files []ContextFile) *Section {
+	s := &Section{ID: id, Version: version}
+	if len(files) == 0 {
+		return s
+	}
+	s.Lines = append(s.Lines, whole("context files (x removes one):", HlMeta))
+	for _, f := range files {
+		s.Bindings = append(s.Bindings, Binding{Start: len(s.Lines), End: len(s.Lines) + 1, Key: KeyTerminate,
+			Action: Action{Target: threadID, Kind: "remove_context", Arg: f.Path}})
+		s.Lines = append(s.Lines, Line{Text: "  - " + oneLine(f.Rel)})
+	}
+	s.Lines = append(s.Lines, Line{})
+	return s
+}
+
 // RenderUser draws a message the user sent.
 func RenderUser(id string, version uint64, text string, queued bool) *Section {
 	head := "## user"

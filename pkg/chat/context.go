@@ -1,0 +1,141 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/magenta-nvim/magenta/pkg/capabilities"
+	"github.com/magenta-nvim/magenta/pkg/chat/provider"
+	"github.com/magenta-nvim/magenta/pkg/edit"
+)
+
+// ContextFileMaxBytes caps a context file sent whole; larger files are
+// named with a pointer to get_file instead.
+const ContextFileMaxBytes = 200 << 10
+
+// contextFile is a file the user attached to the thread. sent is the
+// content the model last saw ("" before the first send).
+type contextFile struct {
+	path, rel string
+	sent      string
+	seen      bool
+}
+
+type (
+	msgAddContext    struct{ paths []string }
+	msgRemoveContext struct{ path string }
+	// msgContextRead carries the user text and the context blocks read for
+	// it on a worker goroutine.
+	msgContextRead struct {
+		text    string
+		blocks  []provider.Block
+		updated map[string]string // path → content now sent
+		missing map[string]bool
+	}
+)
+
+// AddContext attaches files (absolute paths) to the thread.
+func (t *Thread) AddContext(paths []string) { t.enqueue(msgAddContext{paths}) }
+
+func (t *Thread) onAddContext(paths []string) {
+	for _, p := range paths {
+		p = filepath.Clean(p)
+		if t.contextIndex(p) >= 0 {
+			continue
+		}
+		rel := p
+		if r, err := filepath.Rel(t.deps.Env.Cwd, p); err == nil && !strings.HasPrefix(r, "..") {
+			rel = r
+		}
+		t.context = append(t.context, &contextFile{path: p, rel: rel})
+	}
+	t.dirty = true
+}
+
+func (t *Thread) onRemoveContext(path string) {
+	if i := t.contextIndex(path); i >= 0 {
+		t.context = append(t.context[:i], t.context[i+1:]...)
+		t.dirty = true
+	}
+}
+
+func (t *Thread) contextIndex(path string) int {
+	for i, c := range t.context {
+		if c.path == path {
+			return i
+		}
+	}
+	return -1
+}
+
+// readContext reads the context files for a user message on a worker
+// goroutine (reading may go through Neovim) and reports back.
+func (t *Thread) readContext(text string) {
+	files := make([]contextFile, len(t.context))
+	for i, c := range t.context {
+		files[i] = *c
+	}
+	fs := t.deps.ContextFiles
+	t.workers.Add(1)
+	go func() {
+		defer t.workers.Done()
+		msg := msgContextRead{text: text, updated: map[string]string{}, missing: map[string]bool{}}
+		for _, f := range files {
+			block, now, missing := contextBlock(t.ctx, fs, f)
+			if missing {
+				msg.missing[f.path] = true
+			}
+			if block != "" {
+				msg.blocks = append(msg.blocks, provider.TextBlock(block))
+				msg.updated[f.path] = now
+			}
+		}
+		t.enqueue(msg)
+	}()
+}
+
+// contextBlock is what the model gets for one context file: the whole
+// file the first time, then a diff when it changed, nothing when not.
+func contextBlock(ctx context.Context, fs capabilities.FileIO, f contextFile) (block, now string, missing bool) {
+	if fs == nil {
+		return "", "", false
+	}
+	data, err := fs.ReadFile(ctx, f.path)
+	switch {
+	case errors.Is(err, capabilities.ErrNotExist):
+		if f.seen {
+			return fmt.Sprintf("Context file %s was deleted.", f.rel), "", true
+		}
+		return fmt.Sprintf("Context file %s does not exist.", f.rel), "", true
+	case err != nil:
+		return fmt.Sprintf("Context file %s could not be read: %v", f.rel, err), "", false
+	case len(data) > ContextFileMaxBytes:
+		return fmt.Sprintf("Context file %s is %d bytes, too large to include; read the parts you need with get_file.", f.rel, len(data)), "", false
+	}
+	now = string(data)
+	switch {
+	case !f.seen:
+		return fmt.Sprintf("Context file %s:\n```\n%s\n```", f.rel, strings.TrimRight(now, "\n")), now, false
+	case now == f.sent:
+		return "", now, false
+	}
+	return fmt.Sprintf("Context file %s changed since you last saw it:\n```diff\n%s```", f.rel, edit.Diff(f.rel, f.sent, now, 3)), now, false
+}
+
+// onContextRead sends the user's message with its context blocks first.
+func (t *Thread) onContextRead(m msgContextRead) {
+	for _, c := range t.context {
+		if now, ok := m.updated[c.path]; ok {
+			c.sent, c.seen = now, true
+		}
+	}
+	t.sendUser(m.text, m.blocks)
+	later := t.afterContext
+	t.afterContext = nil
+	for _, text := range later {
+		t.sendUser(text, nil) // queued behind the turn just started
+	}
+}
