@@ -41,6 +41,12 @@ M.defaults = {
     maxTimeout = 600, -- seconds: the most a bash_command call may ask for
     rules = {}, -- extra permission rules, see :help magenta-shell-rules
   },
+  files = {
+    -- Extra path rules for the file tools: { path = "/abs/dir", read = true,
+    -- write = false, secret = false }. read/write allow without asking at or
+    -- below path; secret makes even reads ask.
+    rules = {},
+  },
   grep = {
     rgPath = nil, -- ripgrep to use; default: rg on PATH, else a managed copy
     download = false, -- when no rg is found, download the pinned ripgrep into stdpath("data")/magenta/ripgrep
@@ -64,6 +70,7 @@ local profile_schema = {
   maxTokens = "number",
 }
 local required_profile_keys = { "name", "provider", "model" }
+local file_rule_schema = { path = "string", read = "boolean", write = "boolean", secret = "boolean" }
 local rule_schema = {
   command = "string",
   subcommands = "strings",
@@ -109,6 +116,7 @@ local schema = {
     maxTimeout = "number",
     rules = { list = rule_schema, allow_empty = true },
   },
+  files = { rules = { list = file_rule_schema, allow_empty = true } },
   grep = { rgPath = "string", download = "boolean" },
   systemPrompt = "string",
   logLevel = { enum = { "debug", "info", "warn", "error" } },
@@ -187,6 +195,7 @@ local function check(path, spec, value)
       end
       local required = (spec.list == profile_schema and required_profile_keys)
         or (spec.list == rule_schema and { "command" })
+        or (spec.list == file_rule_schema and { "path" })
         or {}
       for _, key in ipairs(required) do
         if item[key] == nil then
@@ -278,6 +287,8 @@ function M.for_host()
     logLevel = o.logLevel,
     shell = { logRoot = shell.logRoot, maxTimeout = shell.maxTimeout, rules = rules },
     grep = o.grep,
+    -- Omitted when empty: an empty Lua table would encode as [].
+    files = (o.files and o.files.rules and next(o.files.rules)) and { rules = o.files.rules } or nil,
   })
 end
 

@@ -54,6 +54,19 @@ type Shell struct {
 	Rules json.RawMessage `json:"rules,omitempty"`
 }
 
+// FileRule is a user rule for the file tools' permissions.
+type FileRule struct {
+	Path   string `json:"path"`
+	Read   bool   `json:"read,omitempty"`
+	Write  bool   `json:"write,omitempty"`
+	Secret bool   `json:"secret,omitempty"`
+}
+
+// Files configures the file tools.
+type Files struct {
+	Rules []FileRule `json:"rules,omitempty"`
+}
+
 // Grep configures where ripgrep comes from.
 type Grep struct {
 	RgPath   string `json:"rgPath,omitempty"`
@@ -68,6 +81,7 @@ type Options struct {
 	Profiles []Profile `json:"profiles"`
 	Shell    Shell     `json:"shell,omitempty"`
 	Grep     Grep      `json:"grep,omitempty"`
+	Files    Files     `json:"files,omitempty"`
 	// SystemPrompt is appended to magenta's own system prompt.
 	SystemPrompt string `json:"systemPrompt,omitempty"`
 	LogLevel     string `json:"logLevel,omitempty"`
@@ -114,6 +128,11 @@ func (o Options) Validate() error {
 	}
 	if o.Shell.MaxTimeout < 0 {
 		return fmt.Errorf("magenta options: shell.maxTimeout: must be positive")
+	}
+	for i, r := range o.Files.Rules {
+		if !filepath.IsAbs(r.Path) {
+			return fmt.Errorf("magenta options: files.rules[%d].path: %q must be an absolute path", i+1, r.Path)
+		}
 	}
 	if o.Shell.LogRoot != "" && !filepath.IsAbs(o.Shell.LogRoot) {
 		return fmt.Errorf("magenta options: shell.logRoot: %q must be an absolute path", o.Shell.LogRoot)

@@ -47,8 +47,12 @@ func (h *Host) environment(opts config.Options, cwd, dataDir string) (*capabilit
 	env.Searcher = guard.NewSearcher(ripgrep.New(ripgrep.Options{Locator: h.locator}), workspace, h.broker, h.remembered)
 	env.Fetcher = guard.NewFetcher(httpfetch.New(httpfetch.Options{}), h.broker, h.remembered, httpfetch.IsPrivate)
 	env.Artifacts = toolfiles.Store{Root: opts.LogRoot()}
+	rules := make([]guard.FileRule, len(opts.Files.Rules))
+	for i, r := range opts.Files.Rules {
+		rules[i] = guard.FileRule{Path: r.Path, Read: r.Read, Write: r.Write, Secret: r.Secret}
+	}
 	env.Files = guard.NewFileIO(nvimbuf.New(h.nv, localfs.New()), guard.FileOptions{
-		Workspace: workspace, Readable: []string{opts.LogRoot()},
+		Workspace: workspace, Readable: []string{opts.LogRoot()}, Rules: rules,
 		Broker: h.broker, Remembered: h.remembered,
 	})
 	reg := h.opts.Tools

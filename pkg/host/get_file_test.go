@@ -47,3 +47,28 @@ func TestGetFileSeesUnsavedBuffersAndAsksForSecrets(t *testing.T) {
 		third.Reply("ok")
 	})
 }
+
+// files.rules from setup(): a read rule outside the workspace allows
+// without asking; a secret rule inside makes reads ask.
+func TestFileRulesFromSetup(t *testing.T) {
+	nvimtest.ForEach(t, func(t *testing.T, bin string) {
+		n, fake := start(t, bin)
+		docs := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(docs, "guide.md"), []byte("read me\n"), 0o644))
+		var msg string
+		n.LuaResult(&msg, `local ok, err = require('magenta.config').set({ files = { rules = { { read = true } } } }); return err or ""`)
+		assert.Equal(t, "magenta: option 'files.rules[1].path' is required", msg)
+		n.Setup(`{ files = { rules = { { path = "` + docs + `", read = true } } } }`)
+		n.Command("Magenta toggle")
+		n.Type("read the guide")
+		n.Keys("<CR>")
+		call := fake.Next(t)
+		call.ToolUse("tu_r", "get_file", map[string]any{"path": filepath.Join(docs, "guide.md")})
+		call.Stop(provider.StopToolUse)
+		next := fake.Next(t)
+		res, isErr := lastResult(t, next)
+		assert.False(t, isErr, res)
+		assert.Equal(t, "1\tread me", res)
+		next.Reply("ok")
+	})
+}
