@@ -22,6 +22,10 @@ type Environment struct {
 	Cwd string
 	// Files reads and writes files; nil when the environment has none.
 	Files FileIO
+	// LSP asks the editor's language servers; Diagnostics lists their
+	// diagnostics. NoLSP when there are none.
+	LSP         LspClient
+	Diagnostics DiagnosticsProvider
 	// Shell runs commands; nil when the environment has none.
 	Shell Shell
 	// Searcher searches file contents; nil when there is none.

@@ -1,0 +1,74 @@
+package capabilities
+
+import (
+	"context"
+	"errors"
+)
+
+// ErrNoLanguageServer: no attached server supports the request.
+var ErrNoLanguageServer = errors.New("no language server")
+
+// Position is a 0-based line and byte column in a file.
+type Position struct {
+	Line, Col int
+}
+
+// Location is a place a server pointed at: a path and a 0-based line and
+// column (the column in the server's encoding, UTF-16 unless negotiated).
+type Location struct {
+	Path      string
+	Line, Col int
+}
+
+// Hover is one server's hover answer.
+type Hover struct {
+	Server string
+	Text   string
+}
+
+// Diagnostic is one problem a server reported.
+type Diagnostic struct {
+	Path      string
+	Line, Col int    // 0-based
+	Severity  string // "error", "warning", "info", "hint"
+	Message   string
+	Source    string
+}
+
+// LspClient asks the language servers the user's editor runs. Each
+// method sends the request to every attached server that supports it and
+// merges the answers. It fails with ErrNoLanguageServer (wrapped, with
+// the reason) when none does within a bounded wait, and never hangs:
+// cancelling ctx or the implementation's timeout ends it.
+type LspClient interface {
+	Hover(ctx context.Context, path string, pos Position) ([]Hover, error)
+	References(ctx context.Context, path string, pos Position) ([]Location, error)
+	Definition(ctx context.Context, path string, pos Position) ([]Location, error)
+	TypeDefinition(ctx context.Context, path string, pos Position) ([]Location, error)
+}
+
+// DiagnosticsProvider lists the diagnostics of one file, or of every
+// loaded buffer when path is "".
+type DiagnosticsProvider interface {
+	Diagnostics(ctx context.Context, path string) ([]Diagnostic, error)
+}
+
+// NoLSP is the LspClient and DiagnosticsProvider of environments without
+// language servers.
+type NoLSP struct{}
+
+func (NoLSP) Hover(context.Context, string, Position) ([]Hover, error) {
+	return nil, errNoLSP
+}
+func (NoLSP) References(context.Context, string, Position) ([]Location, error) {
+	return nil, errNoLSP
+}
+func (NoLSP) Definition(context.Context, string, Position) ([]Location, error) {
+	return nil, errNoLSP
+}
+func (NoLSP) TypeDefinition(context.Context, string, Position) ([]Location, error) {
+	return nil, errNoLSP
+}
+func (NoLSP) Diagnostics(context.Context, string) ([]Diagnostic, error) { return nil, nil }
+
+var errNoLSP = errors.Join(ErrNoLanguageServer, errors.New("this environment has no language servers"))

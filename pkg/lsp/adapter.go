@@ -1,0 +1,284 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/magenta-nvim/magenta/pkg/capabilities"
+)
+
+// Bounds of one request.
+const (
+	// ClientWait is how long a request waits for a server to attach (a
+	// file just loaded may still be starting one).
+	ClientWait = 5 * time.Second
+	// RequestTimeout bounds a whole request.
+	RequestTimeout = 20 * time.Second
+)
+
+// Lua is the part of the RPC client this package uses (*nvim.Nvim).
+type Lua interface {
+	ExecLua(code string, result any, args ...any) error
+}
+
+// Adapter implements capabilities.LspClient and DiagnosticsProvider.
+// Safe for concurrent use.
+type Adapter struct {
+	nv Lua
+
+	mu      sync.Mutex
+	seq     int
+	pending map[int]chan reply
+}
+
+var (
+	_ capabilities.LspClient           = (*Adapter)(nil)
+	_ capabilities.DiagnosticsProvider = (*Adapter)(nil)
+)
+
+type reply struct {
+	results string
+	err     string
+}
+
+// New returns an adapter over nv.
+func New(nv Lua) *Adapter { return &Adapter{nv: nv, pending: map[int]chan reply{}} }
+
+// Deliver hands the answer of request id (an "lsp_result" event) to its
+// caller; unknown or late ids are dropped.
+func (a *Adapter) Deliver(id int, results, errMsg string) {
+	a.mu.Lock()
+	ch := a.pending[id]
+	delete(a.pending, id)
+	a.mu.Unlock()
+	if ch != nil {
+		ch <- reply{results, errMsg}
+	}
+}
+
+// serverAnswer is one client's answer, as lsp.lua encodes it.
+type serverAnswer struct {
+	Client string          `json:"client"`
+	Result json.RawMessage `json:"result"`
+	Error  string          `json:"error"`
+}
+
+func (a *Adapter) request(ctx context.Context, path, method string, pos capabilities.Position) ([]serverAnswer, error) {
+	ctx, cancel := context.WithTimeout(ctx, RequestTimeout)
+	defer cancel()
+	a.mu.Lock()
+	a.seq++
+	id := a.seq
+	ch := make(chan reply, 1)
+	a.pending[id] = ch
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		delete(a.pending, id)
+		a.mu.Unlock()
+	}()
+	if err := a.nv.ExecLua(`require('magenta.lsp').request(...)`, nil, id, path, method, pos.Line, pos.Col, ClientWait.Milliseconds()); err != nil {
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
+	select {
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%s on %s: no answer: %w", method, path, ctx.Err())
+	case r := <-ch:
+		if r.err != "" {
+			return nil, fmt.Errorf("%w: %s", capabilities.ErrNoLanguageServer, r.err)
+		}
+		var answers []serverAnswer
+		if err := json.Unmarshal([]byte(r.results), &answers); err != nil {
+			return nil, fmt.Errorf("%s: undecodable answer: %w", method, err)
+		}
+		return answers, nil
+	}
+}
+
+// Hover implements capabilities.LspClient.
+func (a *Adapter) Hover(ctx context.Context, path string, pos capabilities.Position) ([]capabilities.Hover, error) {
+	answers, err := a.request(ctx, path, "textDocument/hover", pos)
+	if err != nil {
+		return nil, err
+	}
+	var out []capabilities.Hover
+	for _, ans := range answers {
+		var h struct {
+			Contents json.RawMessage `json:"contents"`
+		}
+		if json.Unmarshal(ans.Result, &h) == nil && len(h.Contents) > 0 {
+			if text := markup(h.Contents); text != "" {
+				out = append(out, capabilities.Hover{Server: ans.Client, Text: text})
+			}
+		}
+	}
+	return out, nil
+}
+
+// markup flattens MarkupContent, MarkedString and arrays of them.
+func markup(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var mc struct {
+		Kind, Value, Language string
+	}
+	if json.Unmarshal(raw, &mc) == nil && mc.Value != "" {
+		if mc.Language != "" {
+			return "```" + mc.Language + "\n" + mc.Value + "\n```"
+		}
+		return mc.Value
+	}
+	var list []json.RawMessage
+	if json.Unmarshal(raw, &list) == nil {
+		parts := make([]string, 0, len(list))
+		for _, item := range list {
+			if t := markup(item); t != "" {
+				parts = append(parts, t)
+			}
+		}
+		return strings.Join(parts, "\n\n")
+	}
+	return ""
+}
+
+// References implements capabilities.LspClient.
+func (a *Adapter) References(ctx context.Context, path string, pos capabilities.Position) ([]capabilities.Location, error) {
+	return a.locations(ctx, path, "textDocument/references", pos)
+}
+
+// Definition implements capabilities.LspClient.
+func (a *Adapter) Definition(ctx context.Context, path string, pos capabilities.Position) ([]capabilities.Location, error) {
+	return a.locations(ctx, path, "textDocument/definition", pos)
+}
+
+// TypeDefinition implements capabilities.LspClient.
+func (a *Adapter) TypeDefinition(ctx context.Context, path string, pos capabilities.Position) ([]capabilities.Location, error) {
+	return a.locations(ctx, path, "textDocument/typeDefinition", pos)
+}
+
+// locations merges Location, Location[] and LocationLink[] answers,
+// sorted and without duplicates.
+func (a *Adapter) locations(ctx context.Context, path, method string, pos capabilities.Position) ([]capabilities.Location, error) {
+	answers, err := a.request(ctx, path, method, pos)
+	if err != nil {
+		return nil, err
+	}
+	type lspPos struct{ Line, Character int }
+	type lspRange struct{ Start, End lspPos }
+	type loc struct {
+		URI                  string   `json:"uri"`
+		Range                lspRange `json:"range"`
+		TargetURI            string   `json:"targetUri"`
+		TargetSelectionRange lspRange `json:"targetSelectionRange"`
+	}
+	seen := map[capabilities.Location]bool{}
+	var out []capabilities.Location
+	add := func(l loc) {
+		uri, r := l.URI, l.Range
+		if l.TargetURI != "" {
+			uri, r = l.TargetURI, l.TargetSelectionRange
+		}
+		if uri == "" {
+			return
+		}
+		c := capabilities.Location{Path: uriPath(uri), Line: r.Start.Line, Col: r.Start.Character}
+		if !seen[c] {
+			seen[c] = true
+			out = append(out, c)
+		}
+	}
+	for _, ans := range answers {
+		var one loc
+		var many []loc
+		if json.Unmarshal(ans.Result, &many) == nil {
+			for _, l := range many {
+				add(l)
+			}
+		} else if json.Unmarshal(ans.Result, &one) == nil {
+			add(one)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Path != out[j].Path {
+			return out[i].Path < out[j].Path
+		}
+		if out[i].Line != out[j].Line {
+			return out[i].Line < out[j].Line
+		}
+		return out[i].Col < out[j].Col
+	})
+	return out, nil
+}
+
+func uriPath(uri string) string {
+	if p, ok := strings.CutPrefix(uri, "file://"); ok {
+		return unescape(p)
+	}
+	return uri
+}
+
+// unescape decodes %XX in a file URI path.
+func unescape(p string) string {
+	if !strings.Contains(p, "%") {
+		return p
+	}
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		if p[i] == '%' && i+2 < len(p) {
+			var v byte
+			if _, err := fmt.Sscanf(p[i+1:i+3], "%02x", &v); err == nil {
+				b.WriteByte(v)
+				i += 2
+				continue
+			}
+		}
+		b.WriteByte(p[i])
+	}
+	return b.String()
+}
+
+// Diagnostics implements capabilities.DiagnosticsProvider.
+func (a *Adapter) Diagnostics(ctx context.Context, path string) ([]capabilities.Diagnostic, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var raw string
+	if err := a.nv.ExecLua(`return require('magenta.lsp').diagnostics(...)`, &raw, path); err != nil {
+		return nil, fmt.Errorf("diagnostics: %w", err)
+	}
+	var list []struct {
+		Path     string `json:"path"`
+		Line     int    `json:"line"`
+		Col      int    `json:"col"`
+		Severity int    `json:"severity"`
+		Message  string `json:"message"`
+		Source   string `json:"source"`
+	}
+	if err := json.Unmarshal([]byte(raw), &list); err != nil {
+		return nil, fmt.Errorf("diagnostics: %w", err)
+	}
+	out := make([]capabilities.Diagnostic, len(list))
+	for i, d := range list {
+		out[i] = capabilities.Diagnostic{Path: d.Path, Line: d.Line, Col: d.Col, Severity: severity(d.Severity), Message: d.Message, Source: d.Source}
+	}
+	return out, nil
+}
+
+func severity(n int) string {
+	switch n {
+	case 1:
+		return "error"
+	case 2:
+		return "warning"
+	case 3:
+		return "info"
+	}
+	return "hint"
+}
