@@ -48,7 +48,8 @@ func Builtin(cfg Config) *Registry {
 	if cfg.MaxShellTimeout <= 0 {
 		cfg.MaxShellTimeout = DefaultMaxShellTimeout
 	}
-	r, err := NewRegistry(ThreadTitle(), BashCommand(cfg.MaxShellTimeout), Grep(), WebFetch(), GetFile(), EditFile(), WriteFile())
+	r, err := NewRegistry(ThreadTitle(), BashCommand(cfg.MaxShellTimeout), Grep(), WebFetch(), GetFile(), EditFile(), WriteFile(),
+		Hover(), FindReferences(), Diagnostics())
 	if err != nil {
 		panic(err)
 	}

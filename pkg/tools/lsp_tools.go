@@ -1,0 +1,244 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"text/template"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/magenta-nvim/magenta/pkg/capabilities"
+	"github.com/magenta-nvim/magenta/pkg/lsp"
+)
+
+//go:embed lsp_tools.md
+var lspDescriptions string
+
+// lspDescription renders one named template of lsp_tools.md.
+func lspDescription(name string) string {
+	t := template.Must(template.New("lsp").Parse(lspDescriptions))
+	var b bytes.Buffer
+	if err := t.ExecuteTemplate(&b, name, map[string]any{"Wait": lsp.ClientWait.String(), "Timeout": lsp.RequestTimeout.String()}); err != nil {
+		panic(err)
+	}
+	return b.String()
+}
+
+// SymbolParams locates a symbol in a file.
+type SymbolParams struct {
+	FilePath string `json:"filePath" jsonschema:"the file containing the symbol, relative to the workspace root"`
+	Symbol   string `json:"symbol" jsonschema:"the identifier as it appears in the file"`
+	Context  string `json:"context,omitempty" jsonschema:"optional text around the symbol, to pick one occurrence"`
+}
+
+// DiagnosticsParams selects whose diagnostics to list.
+type DiagnosticsParams struct {
+	FilePath string `json:"filePath,omitempty" jsonschema:"one file, relative to the workspace root (default: every open buffer)"`
+}
+
+// Hover returns the hover tool.
+func Hover() Tool { return MustTyped("hover", lspDescription("hover"), nil, runHover) }
+
+// FindReferences returns the find_references tool.
+func FindReferences() Tool {
+	return MustTyped("find_references", lspDescription("references"), nil, runReferences)
+}
+
+// Diagnostics returns the diagnostics tool.
+func Diagnostics() Tool {
+	return MustTyped("diagnostics", lspDescription("diagnostics"), nil, runDiagnostics)
+}
+
+func runHover(ctx context.Context, call Call, p SymbolParams) Result {
+	path, pos, res := locate(ctx, call, p)
+	if res != nil {
+		return *res
+	}
+	hovers, err := call.Env.LSP.Hover(ctx, path, pos)
+	if err != nil {
+		return lspError(err)
+	}
+	var b strings.Builder
+	for _, h := range hovers {
+		b.WriteString(strings.TrimSpace(h.Text) + "\n\n")
+	}
+	if len(hovers) == 0 {
+		fmt.Fprintf(&b, "No hover information for %s.\n\n", p.Symbol)
+	}
+	for _, kind := range []struct {
+		label string
+		get   func(context.Context, string, capabilities.Position) ([]capabilities.Location, error)
+	}{{"Definition", call.Env.LSP.Definition}, {"Type definition", call.Env.LSP.TypeDefinition}} {
+		if locs, err := kind.get(ctx, path, pos); err == nil {
+			for _, l := range locs {
+				fmt.Fprintf(&b, "%s: %s\n", kind.label, formatLocation(call.Env.Cwd, l))
+			}
+		}
+	}
+	return Result{Text: strings.TrimSpace(b.String()), Summary: p.Symbol}
+}
+
+func runReferences(ctx context.Context, call Call, p SymbolParams) Result {
+	path, pos, res := locate(ctx, call, p)
+	if res != nil {
+		return *res
+	}
+	locs, err := call.Env.LSP.References(ctx, path, pos)
+	if err != nil {
+		return lspError(err)
+	}
+	if len(locs) == 0 {
+		return Result{Text: fmt.Sprintf("No references to %s.", p.Symbol), Summary: "no references"}
+	}
+	lines := make([]string, len(locs))
+	for i, l := range locs {
+		lines[i] = formatLocation(call.Env.Cwd, l)
+	}
+	return Result{Text: strings.Join(lines, "\n"), Summary: fmt.Sprintf("%d references", len(locs))}
+}
+
+func runDiagnostics(ctx context.Context, call Call, p DiagnosticsParams) Result {
+	if call.Env == nil || call.Env.Diagnostics == nil {
+		return Errorf("this environment has no language servers")
+	}
+	path := ""
+	if p.FilePath != "" {
+		path = resolveToolPath(call.Env, p.FilePath)
+	}
+	diags, err := call.Env.Diagnostics.Diagnostics(ctx, path)
+	if err != nil {
+		return Errorf(err.Error())
+	}
+	if len(diags) == 0 {
+		return Result{Text: "No diagnostics.", Summary: "none"}
+	}
+	lines := make([]string, len(diags))
+	for i, d := range diags {
+		src := ""
+		if d.Source != "" {
+			src = " (" + d.Source + ")"
+		}
+		lines[i] = fmt.Sprintf("%s %s: %s%s", d.Severity, formatLocation(call.Env.Cwd, capabilities.Location{Path: d.Path, Line: d.Line, Col: d.Col}), d.Message, src)
+	}
+	return Result{Text: strings.Join(lines, "\n"), Summary: fmt.Sprintf("%d diagnostics", len(diags))}
+}
+
+// locate finds the symbol in the file as the user sees it (buffer-aware);
+// a non-nil Result is the error to return.
+func locate(ctx context.Context, call Call, p SymbolParams) (string, capabilities.Position, *Result) {
+	fail := func(msg string) (string, capabilities.Position, *Result) {
+		r := Errorf(msg)
+		return "", capabilities.Position{}, &r
+	}
+	if call.Env == nil || call.Env.LSP == nil || call.Env.Files == nil {
+		return fail("this environment has no language servers")
+	}
+	if strings.TrimSpace(p.Symbol) == "" {
+		return fail("symbol must not be empty")
+	}
+	path := resolveToolPath(call.Env, p.FilePath)
+	content, err := call.Env.Files.ReadFile(ctx, path)
+	if err != nil {
+		r := fileError(path, err)
+		return "", capabilities.Position{}, &r
+	}
+	pos, err := SymbolPosition(string(content), p.Symbol, p.Context)
+	if err != nil {
+		return fail(fmt.Sprintf("%s: %v", path, err))
+	}
+	return path, pos, nil
+}
+
+// SymbolPosition finds symbol (a whole word when it is an identifier)
+// inside context when given, else its first occurrence, and returns its
+// 0-based line and byte column.
+func SymbolPosition(content, symbol, context string) (capabilities.Position, error) {
+	base, region := 0, content
+	if context != "" {
+		i := strings.Index(content, context)
+		if i < 0 {
+			return capabilities.Position{}, fmt.Errorf("the context %q does not occur in the file", context)
+		}
+		base, region = i, context
+	}
+	off := indexCode(region, symbol)
+	if off < 0 {
+		return capabilities.Position{}, fmt.Errorf("%q does not occur in the file%s", symbol, map[bool]string{true: " within the context", false: ""}[context != ""])
+	}
+	off += base
+	line := strings.Count(content[:off], "\n")
+	col := off - (strings.LastIndexByte(content[:off], '\n') + 1)
+	return capabilities.Position{Line: line, Col: col}, nil
+}
+
+// commentMarkers start comment lines in most languages.
+var commentMarkers = []string{"//", "#", "--", "/*", "*", ";", "%"}
+
+// indexCode finds word as indexWord does, preferring an occurrence on a
+// line that is not a comment (a doc comment usually names the symbol
+// before its declaration, and servers answer nothing there).
+func indexCode(s, word string) int {
+	first := -1
+	for from := 0; from <= len(s); {
+		i := indexWord(s[from:], word)
+		if i < 0 {
+			break
+		}
+		i += from
+		if first < 0 {
+			first = i
+		}
+		line := strings.TrimSpace(s[strings.LastIndexByte(s[:i], '\n')+1 : i])
+		comment := false
+		for _, m := range commentMarkers {
+			if strings.HasPrefix(line, m) {
+				comment = true
+			}
+		}
+		if !comment {
+			return i
+		}
+		from = i + len(word)
+	}
+	return first
+}
+
+// indexWord finds word where it is not part of a longer identifier.
+func indexWord(s, word string) int {
+	for from := 0; ; {
+		i := strings.Index(s[from:], word)
+		if i < 0 {
+			return -1
+		}
+		i += from
+		before, _ := utf8.DecodeLastRuneInString(s[:i])
+		after, _ := utf8.DecodeRuneInString(s[i+len(word):])
+		if !isIdent(before) && !isIdent(after) {
+			return i
+		}
+		from = i + 1
+	}
+}
+
+func isIdent(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// formatLocation is "path:line:col", 1-based, relative to cwd when below.
+func formatLocation(cwd string, l capabilities.Location) string {
+	p := l.Path
+	if r, err := filepath.Rel(cwd, p); err == nil && !strings.HasPrefix(r, "..") {
+		p = r
+	}
+	return fmt.Sprintf("%s:%d:%d", p, l.Line+1, l.Col+1)
+}
+
+func lspError(err error) Result {
+	if errors.Is(err, capabilities.ErrNoLanguageServer) {
+		return Errorf(err.Error())
+	}
+	return Errorf("the language server request failed: " + err.Error())
+}
