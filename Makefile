@@ -5,6 +5,7 @@ NVIM     ?= nvim
 BIN      := bin/magenta-host
 VERSION  ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 STATICCHECK_VERSION := v0.8.2
+GOPLS_VERSION := v0.23.0
 GOBIN_DIR := $(CURDIR)/.cache/gobin
 SOURCES  := $(shell find cmd pkg -name '*.go' -o -name '*.md' 2>/dev/null) go.mod go.sum
 
@@ -33,16 +34,18 @@ doc/tags: doc/magenta.txt
 run: $(BIN) doc/tags
 	$(NVIM) --clean --cmd "set rtp^=$(CURDIR)" -c "lua require('magenta').setup()" $(ARGS)
 
-# The tests need a real Neovim and ripgrep: install them when we can
-# (root with apt), else say how.
+# The tests need a real Neovim and ripgrep (installed when we can: root
+# with apt, else we say how) and gopls for the LSP tests (a pinned
+# version in .cache/gobin; the first build takes a minute or two).
 deps:
 	@command -v nvim >/dev/null && command -v rg >/dev/null || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    apt-get update -qq && apt-get install -y -qq neovim ripgrep >/dev/null; \
 	  else echo "make test needs nvim and rg: sudo apt-get install neovim ripgrep"; exit 1; fi; }
+	@test -x $(GOBIN_DIR)/gopls || GOBIN=$(GOBIN_DIR) $(GO) install golang.org/x/tools/gopls@$(GOPLS_VERSION)
 
 test: $(BIN) deps
-	MAGENTA_TEST_NVIMS="$(TEST_NVIMS)" MAGENTA_HOST_BIN="$(CURDIR)/$(BIN)" $(GO) test -race -count=1 ./...
+	MAGENTA_TEST_NVIMS="$(TEST_NVIMS)" MAGENTA_HOST_BIN="$(CURDIR)/$(BIN)" MAGENTA_GOPLS="$(GOBIN_DIR)/gopls" $(GO) test -race -count=1 ./...
 
 lint:
 	@test -z "$$(gofmt -l cmd pkg)" || { gofmt -l cmd pkg; echo "gofmt: the files above need formatting"; exit 1; }
@@ -50,9 +53,9 @@ lint:
 	GOBIN=$(GOBIN_DIR) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 	$(GOBIN_DIR)/staticcheck ./...
 
-bench: $(BIN)
+bench: $(BIN) deps
 	mkdir -p .cache
-	MAGENTA_TEST_NVIMS="$(TEST_NVIMS)" MAGENTA_HOST_BIN="$(CURDIR)/$(BIN)" $(GO) test -run '^$$' -bench . -benchmem -count=5 ./... | tee .cache/bench.txt
+	MAGENTA_TEST_NVIMS="$(TEST_NVIMS)" MAGENTA_HOST_BIN="$(CURDIR)/$(BIN)" MAGENTA_GOPLS="$(GOBIN_DIR)/gopls" $(GO) test -run '^$$' -bench . -benchmem -count=5 ./... | tee .cache/bench.txt
 
 # Neovim 0.10 and 0.12 in .cache/, from the workplace's shared tools.
 nvims:

@@ -55,6 +55,7 @@ func (h *Host) environment(opts config.Options, cwd, dataDir string) (*capabilit
 		Workspace: workspace, Readable: []string{opts.LogRoot()}, Rules: rules,
 		Broker: h.broker, Remembered: h.remembered,
 	})
+	env.LSP, env.Diagnostics = h.lsp, h.lsp
 	reg := h.opts.Tools
 	if reg == nil {
 		reg = tools.Builtin(tools.Config{MaxShellTimeout: opts.MaxShellTimeout()})

@@ -21,6 +21,7 @@ import (
 	"github.com/magenta-nvim/magenta/pkg/capabilities/ripgrep"
 	"github.com/magenta-nvim/magenta/pkg/chat"
 	"github.com/magenta-nvim/magenta/pkg/config"
+	"github.com/magenta-nvim/magenta/pkg/lsp"
 	"github.com/magenta-nvim/magenta/pkg/tools"
 )
 
@@ -58,6 +59,8 @@ type Host struct {
 	checker atomic.Pointer[bashperm.Checker]
 	// locator finds ripgrep (set at attach; read by the "rg" request).
 	locator *ripgrep.Locator
+	// lsp asks Neovim's language servers; answers arrive as events.
+	lsp *lsp.Adapter
 
 	mu      sync.Mutex
 	app     *chat.App
@@ -77,6 +80,7 @@ func New(nv *nvim.Nvim, opts Options) *Host {
 	return &Host{
 		opts: opts, nv: nv, ctx: ctx, cancel: cancel, renderer: NewRenderer(editor),
 		broker: approval.NewBroker(nil), remembered: guard.NewRemembered(),
+		lsp: lsp.New(nv),
 	}
 }
 
@@ -117,6 +121,9 @@ func (h *Host) App() *chat.App {
 	return h.app
 }
 
+// LSP returns the host's language-server adapter (benchmarks).
+func (h *Host) LSP() *lsp.Adapter { return h.lsp }
+
 // Renderer returns the host's renderer (tests, benchmarks).
 func (h *Host) Renderer() *Renderer { return h.renderer }
 
@@ -140,6 +147,10 @@ func (h *Host) onEvent(args []any) {
 	slog.Debug("event", "name", ev.name)
 	if ev.name == "attach" {
 		h.attach(ev)
+		return
+	}
+	if ev.name == "lsp_result" {
+		h.lsp.Deliver(ev.int("id"), ev.str("results"), ev.str("error"))
 		return
 	}
 	if ev.name == "configure" {

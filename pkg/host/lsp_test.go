@@ -1,0 +1,163 @@
+package host_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/magenta-nvim/magenta/pkg/chat/provider"
+	"github.com/magenta-nvim/magenta/pkg/nvimtest"
+)
+
+// gopls returns the language server for the LSP tests: MAGENTA_GOPLS
+// (make test sets it), .cache/gobin/gopls, or gopls on PATH.
+func gopls(t *testing.T) string {
+	for _, p := range []string{os.Getenv("MAGENTA_GOPLS"), filepath.Join(nvimtest.Root(), ".cache", "gobin", "gopls")} {
+		if p != "" {
+			if _, err := os.Stat(p); err == nil {
+				return p
+			}
+		}
+	}
+	if p, err := exec.LookPath("gopls"); err == nil {
+		return p
+	}
+	t.Skip("gopls not found: `make test` installs it (go install golang.org/x/tools/gopls@v0.23.0)")
+	return ""
+}
+
+const fixtureMain = `package main
+
+// Greet returns a friendly greeting for name.
+func Greet(name string) string { return "hello " + name }
+
+func main() {
+	_ = Greet("a")
+	_ = "日本語 ünïcödé"; _ = Greet("b")
+}
+`
+
+const fixtureBroken = `package main
+
+var broken int = "not a number"
+`
+
+// startLSP writes a fixture module and configures gopls the way a user's
+// config would: attach on FileType go (vim.lsp.start where it exists,
+// start_client + buf_attach_client on 0.7).
+func startLSP(t *testing.T, bin string) (*nvimtest.Nvim, func(tool string, input map[string]any) (string, bool)) {
+	server := gopls(t)
+	n, fake := startShell(t, bin)
+	require.NoError(t, os.WriteFile(filepath.Join(n.Dir, "go.mod"), []byte("module example.com/fixture\n\ngo 1.22\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(n.Dir, "main.go"), []byte(fixtureMain), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(n.Dir, "broken.go"), []byte(fixtureBroken), 0o644))
+	n.Lua(`
+		local server, root = ...
+		vim.api.nvim_create_autocmd("FileType", { pattern = "go", callback = function(ev)
+			local cfg = { name = "gopls", cmd = { server }, root_dir = root }
+			if vim.lsp.start then
+				vim.lsp.start(cfg, { bufnr = ev.buf })
+			else
+				_G.gopls_id = _G.gopls_id or vim.lsp.start_client(cfg)
+				vim.lsp.buf_attach_client(ev.buf, _G.gopls_id)
+			end
+		end })`, server, n.Dir)
+	// gopls writes its cache under XDG_CACHE_HOME, inside the test's
+	// directory: stop it before that directory is removed (cleanups run
+	// last-registered first, so this runs before Neovim closes).
+	t.Cleanup(func() { stopServers(n) })
+	turn := 0
+	ask := func(tool string, input map[string]any) (string, bool) {
+		turn++
+		n.FocusRole("input")
+		n.Type("go")
+		n.Keys("<CR>")
+		call := fake.Next(t)
+		call.ToolUse("tu_lsp"+string(rune('a'+turn)), tool, input)
+		call.Stop(provider.StopToolUse)
+		next := fake.Next(t)
+		res, isErr := lastResult(t, next)
+		next.Reply("done " + tool)
+		n.WaitForText("display", "done "+tool)
+		return res, isErr
+	}
+	return n, ask
+}
+
+func TestLSPToolsWithGopls(t *testing.T) {
+	nvimtest.ForEach(t, func(t *testing.T, bin string) {
+		n, ask := startLSP(t, bin)
+
+		res, isErr := ask("hover", map[string]any{"filePath": "main.go", "symbol": "Greet", "context": `_ = Greet("a")`})
+		require.False(t, isErr, res)
+		assert.Contains(t, res, "Greet returns a friendly greeting for name.")
+		assert.Contains(t, res, "Definition: main.go:4:6")
+
+		// A symbol after non-ASCII text on its line: UTF-16 (or the
+		// negotiated encoding) columns still resolve to it.
+		res, isErr = ask("hover", map[string]any{"filePath": "main.go", "symbol": "Greet", "context": `_ = Greet("b")`})
+		require.False(t, isErr, res)
+		assert.Contains(t, res, "Greet returns a friendly greeting")
+
+		res, isErr = ask("find_references", map[string]any{"filePath": "main.go", "symbol": "Greet"})
+		require.False(t, isErr, res)
+		refs := strings.Split(res, "\n")
+		require.Len(t, refs, 3, res)
+		assert.Contains(t, res, "main.go:4:6")
+		assert.Contains(t, res, "main.go:7:6")
+		assert.True(t, strings.HasPrefix(refs[2], "main.go:8:"), res)
+
+		// Diagnostics arrive asynchronously once broken.go is open.
+		n.Lua(`require("magenta.ui").open_file(...)`, filepath.Join(n.Dir, "broken.go"))
+		n.WaitFor("gopls to report the type error", func() bool {
+			var count int
+			n.LuaResult(&count, `return #vim.diagnostic.get()`)
+			return count > 0
+		}, n.Messages)
+		res, _ = ask("diagnostics", map[string]any{"filePath": "broken.go"})
+		assert.Contains(t, res, "error broken.go:3:")
+		assert.Contains(t, res, "cannot use")
+	})
+}
+
+// No server: a clear result after the bounded wait, never a hang.
+func TestLSPToolWithoutServer(t *testing.T) {
+	nvimtest.ForEach(t, func(t *testing.T, bin string) {
+		n, fake := startShell(t, bin)
+		require.NoError(t, os.WriteFile(filepath.Join(n.Dir, "notes.txt"), []byte("a word here\n"), 0o644))
+		n.Type("hover")
+		n.Keys("<CR>")
+		call := fake.Next(t)
+		call.ToolUse("tu_x", "hover", map[string]any{"filePath": "notes.txt", "symbol": "word"})
+		call.Stop(provider.StopToolUse)
+		next := fake.Next(t)
+		res, isErr := lastResult(t, next)
+		assert.True(t, isErr)
+		assert.Contains(t, res, "no language server for")
+		assert.Contains(t, res, "no language server is attached")
+		next.Reply("ok")
+
+		var diag string
+		n.LuaResult(&diag, `return require('magenta.lsp').diagnostics("")`)
+		assert.Equal(t, "[]", diag)
+	})
+}
+
+// stopServers stops every LSP client and waits until they are gone.
+func stopServers(n *nvimtest.Nvim) {
+	n.Lua(`
+		local clients = vim.lsp.get_clients and vim.lsp.get_clients() or vim.lsp.get_active_clients()
+		for _, c in ipairs(clients) do
+			if vim.fn.has("nvim-0.11") == 1 then c:stop() else c.stop() end
+		end`)
+	n.WaitFor("language servers to stop", func() bool {
+		var alive int
+		n.LuaResult(&alive, `return #(vim.lsp.get_clients and vim.lsp.get_clients() or vim.lsp.get_active_clients())`)
+		return alive == 0
+	}, n.Messages)
+}
