@@ -10,9 +10,8 @@ import (
 // per thread and not changed afterwards, so it is safe to share between
 // that thread's tool goroutines.
 //
-// The capability fields (file access, shell, LSP) are added by the issues
-// that build them; tools must treat a nil capability as "not available in
-// this environment" and say so in their result.
+// Tools must treat a nil capability as "not available in this
+// environment" and say so in their result.
 type Environment struct {
 	// Name identifies the kind of environment in the UI and logs
 	// ("local", "docker:<container>", "memory").

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -43,7 +44,7 @@ func (*fileTool) Describe(input []byte) (string, string) {
 	var p struct {
 		Path string `json:"path"`
 	}
-	if jsonUnmarshal(input, &p) != nil {
+	if json.Unmarshal(input, &p) != nil {
 		return "", ""
 	}
 	return p.Path, ""

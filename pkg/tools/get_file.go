@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -50,7 +51,7 @@ func GetFile() Tool {
 // Describe implements Describer.
 func (*getFileTool) Describe(input []byte) (string, string) {
 	var p GetFileParams
-	if jsonUnmarshal(input, &p) != nil {
+	if json.Unmarshal(input, &p) != nil {
 		return "", ""
 	}
 	if p.StartLine > 1 {

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -44,7 +45,7 @@ func Grep() Tool {
 // Describe implements Describer.
 func (*grepTool) Describe(input []byte) (string, string) {
 	var p GrepParams
-	if jsonUnmarshal(input, &p) != nil {
+	if json.Unmarshal(input, &p) != nil {
 		return "", ""
 	}
 	where := p.Path

@@ -1,12 +1,6 @@
 package tools
 
-import (
-	"encoding/json"
-	"os"
-)
+import "os"
 
-// Small indirections so tool code reads cleanly and tests can see them.
-var (
-	userHomeDir   = os.UserHomeDir
-	jsonUnmarshal = json.Unmarshal
-)
+// userHomeDir expands ~ in tool paths (a variable so tests could stub it).
+var userHomeDir = os.UserHomeDir

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"mime"
@@ -55,7 +56,7 @@ func WebFetch() Tool {
 // Describe implements Describer.
 func (*webFetchTool) Describe(input []byte) (string, string) {
 	var p WebFetchParams
-	if jsonUnmarshal(input, &p) != nil {
+	if json.Unmarshal(input, &p) != nil {
 		return "", ""
 	}
 	return p.URL, ""
