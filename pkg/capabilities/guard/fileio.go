@@ -122,14 +122,10 @@ func (f *FileIO) check(ctx context.Context, path string, write bool) error {
 	if f.o.Remembered.Has(kind, key) {
 		return nil
 	}
-	d, err := f.o.Broker.Ask(ctx, approval.Request{
+	if _, err := askUser(ctx, f.o.Broker, approval.Request{
 		ThreadID: call.ThreadID, ToolUseID: call.RequestID, Kind: kind, Subject: resolved, Reason: reason, NoAlways: true,
-	})
-	switch {
-	case err != nil:
-		return &capabilities.DeniedError{What: resolved, Reason: "the thread was aborted while it waited for approval"}
-	case d == approval.Deny:
-		return &capabilities.DeniedError{What: resolved, Reason: "the user declined"}
+	}, "the user declined"); err != nil {
+		return err
 	}
 	f.o.Remembered.Remember(kind, key)
 	return nil

@@ -62,22 +62,3 @@ func resolvePath(p string) string {
 		cur = parent
 	}
 }
-
-// ask waits for the user's answer to req. An ALWAYS answer is remembered
-// when rememberable; a NO, or a thread aborted while waiting, returns a
-// *capabilities.DeniedError.
-func ask(ctx context.Context, b *approval.Broker, r *Remembered, req approval.Request, rememberable bool) error {
-	if !rememberable {
-		req.NoAlways = true
-	}
-	d, err := b.Ask(ctx, req)
-	switch {
-	case err != nil:
-		return &capabilities.DeniedError{What: req.Subject, Reason: "the thread was aborted while it waited for approval"}
-	case d == approval.Deny:
-		return &capabilities.DeniedError{What: req.Subject, Reason: "the user declined"}
-	case d == approval.AllowAlways && rememberable:
-		r.Remember(req.Kind, req.Subject)
-	}
-	return nil
-}

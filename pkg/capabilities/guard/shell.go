@@ -51,17 +51,14 @@ func (s *Shell) Execute(ctx context.Context, command string, opts capabilities.E
 	if !s.opts.Remembered.Has(KindBash, command) {
 		allow, reason := s.decide(command, opts.Cwd)
 		if !allow {
-			d, err := s.opts.Broker.Ask(ctx, approval.Request{
+			d, err := askUser(ctx, s.opts.Broker, approval.Request{
 				ThreadID: opts.ThreadID, ToolUseID: opts.RequestID,
 				Kind: KindBash, Subject: command, Reason: reason,
-			})
+			}, "the user declined to run it")
 			if err != nil {
-				return nil, &capabilities.DeniedError{What: command, Reason: "the thread was aborted while the command waited for approval"}
+				return nil, err
 			}
-			switch d {
-			case approval.Deny:
-				return nil, &capabilities.DeniedError{What: command, Reason: "the user declined to run it"}
-			case approval.AllowAlways:
+			if d == approval.AllowAlways {
 				s.opts.Remembered.Remember(KindBash, command)
 			}
 		}

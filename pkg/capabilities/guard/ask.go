@@ -1,0 +1,34 @@
+package guard
+
+import (
+	"context"
+
+	"github.com/magenta-nvim/magenta/pkg/approval"
+	"github.com/magenta-nvim/magenta/pkg/capabilities"
+)
+
+// askUser waits for the user's answer to req. A NO, or a thread aborted
+// while it waited, is a *capabilities.DeniedError; declined says what NO
+// means for this kind of request. Remembering an ALWAYS is the caller's
+// business: what is remembered, and for whom, differs by kind.
+func askUser(ctx context.Context, b *approval.Broker, req approval.Request, declined string) (approval.Decision, error) {
+	d, err := b.Ask(ctx, req)
+	switch {
+	case err != nil:
+		return d, &capabilities.DeniedError{What: req.Subject, Reason: "the thread was aborted while it waited for approval"}
+	case d == approval.Deny:
+		return d, &capabilities.DeniedError{What: req.Subject, Reason: declined}
+	}
+	return d, nil
+}
+
+// ask asks and, when rememberable, keeps an ALWAYS for the session
+// (searches and fetches); otherwise the ALWAYS choice is not offered.
+func ask(ctx context.Context, b *approval.Broker, r *Remembered, req approval.Request, rememberable bool) error {
+	req.NoAlways = !rememberable
+	d, err := askUser(ctx, b, req, "the user declined")
+	if err == nil && d == approval.AllowAlways && rememberable {
+		r.Remember(req.Kind, req.Subject)
+	}
+	return err
+}
