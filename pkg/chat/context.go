@@ -52,12 +52,14 @@ func (t *Thread) onAddContext(paths []string) {
 		}
 		t.context = append(t.context, &contextFile{path: p, rel: rel})
 	}
+	t.contextVersion++
 	t.dirty = true
 }
 
 func (t *Thread) onRemoveContext(path string) {
 	if i := t.contextIndex(path); i >= 0 {
 		t.context = append(t.context[:i], t.context[i+1:]...)
+		t.contextVersion++
 		t.dirty = true
 	}
 }

@@ -147,16 +147,12 @@ func (t *Thread) frame() *view.Frame {
 		t.header.section = view.RenderHeader("header", t.nextVersion(), header)
 		t.unsettle()
 	}
-	paths := make([]string, len(t.context))
-	for i, c := range t.context {
-		paths[i] = c.path
-	}
-	if key := strings.Join(paths, "\x00"); key != t.ctxSec.value || t.ctxSec.section == nil {
+	if t.ctxSec.section == nil || t.ctxSec.value != t.contextVersion {
 		files := make([]view.ContextFile, len(t.context))
 		for i, c := range t.context {
 			files[i] = view.ContextFile{Path: c.path, Rel: c.rel}
 		}
-		t.ctxSec.value = key
+		t.ctxSec.value = t.contextVersion
 		t.ctxSec.section = view.RenderContextFiles("context", t.nextVersion(), t.ID, files)
 		t.unsettle()
 	}

@@ -57,7 +57,8 @@ type Thread struct {
 	context        []*contextFile
 	readingContext bool
 	afterContext   []string
-	ctxSec         cachedSection[string]
+	contextVersion int // bumped when context changes
+	ctxSec         cachedSection[int]
 	status         cachedSection[string]
 	lastSum        view.ThreadSummary
 }
