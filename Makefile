@@ -13,7 +13,7 @@ SOURCES  := $(shell find cmd pkg -name '*.go' -o -name '*.md' 2>/dev/null) go.mo
 # or `make nvims`); the system `nvim` is always included.
 TEST_NVIMS ?= $(strip $(shell command -v nvim) $(wildcard $(CURDIR)/.cache/nvim-0.10/bin/nvim) $(wildcard $(CURDIR)/.cache/nvim-0.12/bin/nvim))
 
-.PHONY: all build run test deps lint bench manifest nvims clean
+.PHONY: all build run test tools deps docker-test-image lint bench manifest nvims clean
 
 all: build
 
@@ -31,21 +31,29 @@ manifest: $(BIN)
 doc/tags: doc/magenta.txt
 	$(NVIM) --headless --clean -c "helptags doc" -c qa
 
-run: $(BIN) doc/tags
+run: tools $(BIN) doc/tags
 	$(NVIM) --clean --cmd "set rtp^=$(CURDIR)" -c "lua require('magenta').setup()" $(ARGS)
 
-# The tests need a real Neovim and ripgrep (installed when we can: root
-# with apt, else we say how) and gopls for the LSP tests (a pinned
-# version in .cache/gobin; the first build takes a minute or two).
-deps:
-	@command -v nvim >/dev/null && command -v rg >/dev/null || { \
+# `make run` and the tests need a real Neovim and ripgrep (installed when
+# we can: root with apt, else we say how); the tests also need gopls for
+# the LSP tests (a pinned version in .cache/gobin; the first build takes a
+# minute or two).
+tools:
+	@command -v $(NVIM) >/dev/null && command -v rg >/dev/null && command -v bwrap >/dev/null || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    apt-get update -qq && apt-get install -y -qq neovim ripgrep >/dev/null; \
-	  else echo "make test needs nvim and rg: sudo apt-get install neovim ripgrep"; exit 1; fi; }
+	    apt-get update -qq && apt-get install -y -qq neovim ripgrep bubblewrap >/dev/null; \
+	  else echo "magenta needs nvim and rg, and bubblewrap for its sandbox: sudo apt-get install neovim ripgrep bubblewrap"; exit 1; fi; }
+
+deps: tools
 	@test -x $(GOBIN_DIR)/gopls || GOBIN=$(GOBIN_DIR) $(GO) install golang.org/x/tools/gopls@$(GOPLS_VERSION)
 
 test: $(BIN) deps
 	MAGENTA_TEST_NVIMS="$(TEST_NVIMS)" MAGENTA_HOST_BIN="$(CURDIR)/$(BIN)" MAGENTA_GOPLS="$(GOBIN_DIR)/gopls" $(GO) test -race -count=1 ./...
+
+# The image the Docker tests run containers of, built from Debian
+# packages with no registry (the tests build it themselves when missing).
+docker-test-image:
+	bash ../shared/tools/build-test-image.sh "" localtest/bb-bash:latest
 
 lint:
 	@test -z "$$(gofmt -l cmd pkg)" || { gofmt -l cmd pkg; echo "gofmt: the files above need formatting"; exit 1; }

@@ -186,6 +186,8 @@ func TestCheckBashCLI(t *testing.T) {
 		{[]string{"--cwd", dir, "--", "rm -rf ~"}, "ask: ", 10},
 		{[]string{"--cwd", dir, "--config", rules, "--", "npm", "test"}, "allow\n", 0},
 		{[]string{"--cwd", dir, "--", "npm test"}, "ask: runs `npm`", 10},
+		{[]string{"--cwd", dir, "--sandbox", "--", "npm test"}, "sandbox: runs `npm`", 11},
+		{[]string{"--cwd", dir, "--sandbox", "--", "npm publish"}, "ask: matches `npm publish`", 10},
 		{[]string{"--cwd", dir}, "", 2},
 	}
 	for _, c := range cases {

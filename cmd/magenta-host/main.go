@@ -4,10 +4,12 @@
 //
 //	magenta-host --manifest magenta   print the remote-plugin manifest
 //	magenta-host --version            print the version
-//	magenta-host check-bash [--cwd DIR] [--config FILE] -- COMMAND
+//	magenta-host check-bash [--cwd DIR] [--config FILE] [--sandbox] -- COMMAND
 //	                                  say whether COMMAND would run without
-//	                                  asking: prints "allow" (exit 0) or
-//	                                  "ask: <reason>" (exit 10); 2 on misuse
+//	                                  asking: prints "allow" (exit 0),
+//	                                  "ask: <reason>" (exit 10) or, with
+//	                                  --sandbox, "sandbox: <reason>" (exit
+//	                                  11: runs confined); 2 on misuse
 //	magenta-host [--log FILE]         serve Neovim on stdio
 package main
 
@@ -22,6 +24,7 @@ import (
 	"github.com/neovim/go-client/nvim/plugin"
 
 	"github.com/magenta-nvim/magenta/pkg/bashperm"
+	"github.com/magenta-nvim/magenta/pkg/capabilities/procsup"
 	"github.com/magenta-nvim/magenta/pkg/chat/backend"
 	"github.com/magenta-nvim/magenta/pkg/chat/provider"
 	"github.com/magenta-nvim/magenta/pkg/host"
@@ -31,6 +34,9 @@ import (
 var version = "dev"
 
 func main() {
+	// Re-executed as a shell command's process supervisor: supervise and
+	// exit, before anything else starts (see package procsup).
+	procsup.MainIfSupervisor()
 	os.Exit(run(os.Args[1:]))
 }
 

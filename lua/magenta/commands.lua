@@ -20,10 +20,35 @@ M.subcommands = {
     sidebar().send()
   end,
   abort = function()
-    host().notify("abort")
+    -- In a buffer with an inline edit, abort stops that edit.
+    if not require("magenta.inline").abort() then
+      host().notify("abort")
+    end
   end,
-  ["new-thread"] = function()
-    host().notify("new_thread")
+  ["paste-selection"] = function(_, cmd)
+    local line1, line2 = M.range(cmd)
+    require("magenta.selection").paste(line1, line2)
+  end,
+  ["inline-edit"] = function(_, cmd)
+    local line1, line2 = M.range(cmd)
+    require("magenta.inline").start(line1, line2)
+  end,
+  ["new-thread"] = function(args)
+    local kind = args[1]
+    if kind == nil then
+      host().notify("new_thread", { type = "" }) -- the `environment` option's
+    elseif kind == "local" then
+      host().notify("new_thread", { type = "local" })
+    elseif kind == "docker" then
+      if not args[2] then
+        vim.notify("magenta: :Magenta new-thread docker {container} [{cwd}]", vim.log.levels.ERROR)
+        return
+      end
+      host().notify("new_thread", { type = "docker", container = args[2], cwd = args[3] or "" })
+    else
+      vim.notify(string.format("magenta: unknown environment %q; use local or docker", kind), vim.log.levels.ERROR)
+      return
+    end
     sidebar().open()
   end,
   threads = function()
@@ -58,6 +83,9 @@ M.subcommands = {
     host().notify("context_files", { paths = paths })
     sidebar().open()
   end,
+  mcp = function()
+    vim.notify(table.concat(M.mcp_lines(), "\n"), vim.log.levels.INFO)
+  end,
   ["add-buffer"] = function()
     local name = vim.api.nvim_buf_get_name(0)
     if name == "" or vim.bo.buftype ~= "" then
@@ -71,11 +99,62 @@ M.subcommands = {
   end,
 }
 
-local order =
-  { "toggle", "send", "abort", "new-thread", "threads", "thread", "profile", "context-files", "add-buffer", "restart" }
+local order = {
+  "toggle",
+  "send",
+  "abort",
+  "new-thread",
+  "threads",
+  "thread",
+  "profile",
+  "context-files",
+  "add-buffer",
+  "mcp",
+  "paste-selection",
+  "inline-edit",
+  "restart",
+}
+
+--- What :Magenta mcp says: each MCP server's state, tools, skipped
+--- tools and last error (also used by :checkhealth magenta).
+function M.mcp_lines()
+  local servers = config.options.mcpServers or {}
+  if next(servers) == nil then
+    return { "magenta: no MCP servers configured (mcpServers in setup(); see :help magenta-mcp)" }
+  end
+  local status, err = host().request("mcp")
+  if type(status) ~= "table" then
+    return { "magenta: MCP servers: the host did not answer: " .. tostring(err) }
+  end
+  local lines = { "magenta: MCP servers" }
+  if #status == 0 then
+    lines[2] = "  none started: servers start when a thread first sends a request"
+  end
+  for _, s in ipairs(status) do
+    local pid = (type(s.pid) == "number" and s.pid > 0) and (", pid " .. s.pid) or ""
+    lines[#lines + 1] = string.format("  %s (%s): %s%s", s.name, s.transport, s.state, pid)
+    if #s.tools > 0 then
+      lines[#lines + 1] = "    tools: " .. table.concat(s.tools, ", ")
+    end
+    for _, w in ipairs(s.warnings) do
+      lines[#lines + 1] = "    skipped: " .. w
+    end
+    if s.last_error ~= "" then
+      lines[#lines + 1] = "    last error: " .. s.last_error
+    end
+  end
+  return lines
+end
+
+--- The lines a range command was given (nil without a range).
+function M.range(cmd)
+  if cmd and cmd.range and cmd.range > 0 then
+    return cmd.line1, cmd.line2
+  end
+end
 
 --- Runs a :Magenta subcommand (args as typed, split on white space).
-function M.run(args)
+function M.run(args, cmd)
   local sub = args[1]
   local fn = sub and M.subcommands[sub]
   if not fn then
@@ -85,7 +164,7 @@ function M.run(args)
     )
     return
   end
-  fn(vim.list_slice(args, 2))
+  fn(vim.list_slice(args, 2), cmd)
 end
 
 function M.complete(arglead, cmdline)
@@ -95,6 +174,16 @@ function M.complete(arglead, cmdline)
     candidates = config.profile_names()
   elseif #words > 2 and words[2] == "context-files" then
     return vim.fn.getcompletion(arglead, "file")
+  elseif #words == 3 and words[2] == "new-thread" then
+    candidates = { "local", "docker" }
+  elseif #words == 4 and words[2] == "new-thread" and words[3] == "docker" then
+    -- Running containers, from a running host (completion starts none).
+    local h = require("magenta.host")
+    candidates = h.running() and h.request("containers") or {}
+  elseif #words == 3 and words[2] == "thread" then
+    -- Only a running host has threads; completion never starts one.
+    local h = require("magenta.host")
+    candidates = h.running() and h.request("thread_ids") or {}
   elseif #words > 2 then
     return {}
   end

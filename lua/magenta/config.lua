@@ -10,6 +10,9 @@ M.defaults = {
       provider = "anthropic",
       model = "claude-sonnet-4-5",
       apiKeyEnvVar = "ANTHROPIC_API_KEY",
+      -- Optional, USD per million tokens; shows cost next to the token
+      -- counts (:help magenta-usage). Left out: tokens only.
+      -- pricing = { input = 3, output = 15, cacheRead = 0.3, cacheWrite = 3.75 },
     },
   },
   sidebar = {
@@ -26,6 +29,13 @@ M.defaults = {
       abort = "<leader>ma",
       add_buffer = "<leader>mb", -- attach the current buffer as a context file
     },
+    -- Visual mode: act on the selected lines.
+    visual = {
+      paste_selection = "<leader>mp", -- paste into the chat input (path, lines, fenced)
+      inline_edit = "<leader>mi", -- ask for a change, shown as a diff in place
+    },
+    -- While an inline edit's proposal is shown (buffer-local).
+    inline = { accept = "a", reject = "d" },
     input = { send = "<CR>" },
     display = {
       activate = "<CR>", -- press the button / open the item under the cursor
@@ -39,6 +49,9 @@ M.defaults = {
   shell = {
     logRoot = "/tmp/magenta", -- command logs: <logRoot>/threads/<thread>/tools/<call>/bashCommand.log
     maxTimeout = 600, -- seconds: the most a bash_command call may ask for
+    logMaxBytes = nil, -- one log's cap (default 8 MB, head and tail kept)
+    logQuotaBytes = nil, -- all threads' logs (default 1 GB, oldest go first)
+    logMaxAgeDays = nil, -- a thread's logs are pruned after (default 7)
     rules = {}, -- extra permission rules, see :help magenta-shell-rules
   },
   files = {
@@ -51,19 +64,45 @@ M.defaults = {
     rgPath = nil, -- ripgrep to use; default: rg on PATH, else a managed copy
     download = false, -- when no rg is found, download the pinned ripgrep into stdpath("data")/magenta/ripgrep
   },
+  subagents = {
+    maxConcurrent = 4, -- sub-agents of one thread running at once; the rest queue
+    maxDepth = 1, -- 0: no sub-agents; 1: your threads spawn leaves; 2: those spawn too
+    fastProfile = nil, -- profile of the "fast" type (default: the parent's)
+    -- Your own types: name = { description = "...", systemPrompt = "...",
+    -- tools = { "get_file", ... }, profile = "..." }. See :help magenta-subagents.
+    agents = {},
+  },
+  -- Model Context Protocol servers whose tools the model may use, by name:
+  -- { command = "...", args = {...}, env = {...}, cwd = "/abs" } or
+  -- { url = "https://...", headers = {...} }, each with optional
+  -- allow = { "tool", ... } or { "*" } (run without asking) and timeout
+  -- (seconds per call). See :help magenta-mcp.
+  mcpServers = {},
   systemPrompt = nil,
+  -- Where new threads work: { type = "local" }, or { type = "docker",
+  -- container = "dev", cwd = "/work" } (see :help magenta-docker).
+  environment = { type = "local" },
+  sandbox = {
+    enabled = "auto", -- "auto" | true | false: confine bash_command with bubblewrap (Linux)
+    network = "deny", -- "deny" | "allow": network for confined commands
+    allowWrite = {}, -- extra writable paths (absolute)
+    hide = {}, -- extra hidden paths (absolute or relative to home), beyond ~/.ssh, ~/.aws, …
+    requireApproval = {}, -- commands that always ask, beyond the defaults (git push, …)
+  },
   logLevel = "info",
   host = {
     binary = nil, -- default: <plugin>/bin/magenta-host
     logFile = nil, -- default: stdpath("log") (or "cache" on 0.7)/magenta.log
+    requestTimeout = 5000, -- ms a synchronous request (:checkhealth) waits for the host
   },
 }
 
---- Validates user options; returns an error message or nil. The schema
---- lives in magenta.validate, loaded only when there are options to check.
+--- Validates user options. Returns the options to keep (invalid ones
+--- dropped) and a list of problems. The schema lives in magenta.validate,
+--- loaded only when there are options to check.
 function M.validate(opts)
   if opts == nil then
-    return nil
+    return {}, {}
   end
   return require("magenta.validate").check(opts)
 end
@@ -104,15 +143,25 @@ end
 -- Read-only until set() builds the merged copy.
 M.options = M.defaults
 
---- Validates and merges opts over the defaults. Returns nil and an error
---- message when they are invalid (the previous options stay).
+-- The problems the last set() found, for :checkhealth magenta.
+M.problems = {}
+
+--- Validates and merges opts over the defaults. An invalid option never
+--- disables the plugin: it is dropped (its default applies) and named.
+--- Returns the options and, when there were problems, one message that
+--- names every one of them.
 function M.set(opts)
-  local err = M.validate(opts)
-  if err then
-    return nil, "magenta: " .. err
+  local kept, problems = M.validate(opts)
+  M.problems = problems
+  M.options = merge(M.defaults, kept)
+  if #problems == 0 then
+    return M.options, nil
   end
-  M.options = merge(M.defaults, opts or {})
-  return M.options
+  local msg = "magenta: " .. table.concat(problems, "; ")
+  if #problems > 1 then
+    msg = string.format("magenta: %d problems in setup() (defaults used for them): %s", #problems, table.concat(problems, "; "))
+  end
+  return M.options, msg
 end
 
 --- The options the host uses, JSON-encoded.
@@ -127,11 +176,83 @@ function M.for_host()
     profiles = o.profiles,
     systemPrompt = o.systemPrompt,
     logLevel = o.logLevel,
-    shell = { logRoot = shell.logRoot, maxTimeout = shell.maxTimeout, rules = rules },
+    shell = {
+      logRoot = shell.logRoot,
+      maxTimeout = shell.maxTimeout,
+      logMaxBytes = shell.logMaxBytes,
+      logQuotaBytes = shell.logQuotaBytes,
+      logMaxAgeDays = shell.logMaxAgeDays,
+      rules = rules,
+    },
     grep = o.grep,
+    subagents = M.subagents_for_host(o.subagents),
+    mcpServers = M.mcp_for_host(o.mcpServers),
+    environment = o.environment,
+    sandbox = o.sandbox and {
+      enabled = o.sandbox.enabled,
+      network = o.sandbox.network,
+      -- Omitted when empty: an empty Lua table would encode as {}.
+      allowWrite = (o.sandbox.allowWrite and next(o.sandbox.allowWrite)) and o.sandbox.allowWrite or nil,
+      hide = (o.sandbox.hide and next(o.sandbox.hide)) and o.sandbox.hide or nil,
+      requireApproval = (o.sandbox.requireApproval and next(o.sandbox.requireApproval)) and o.sandbox.requireApproval or nil,
+    } or nil,
     -- Omitted when empty: an empty Lua table would encode as [].
     files = (o.files and o.files.rules and next(o.files.rules)) and { rules = o.files.rules } or nil,
   })
+end
+
+-- The sub-agent options as the host reads them; empty tables are left
+-- out (an empty Lua table encodes as [] where Go wants an object).
+function M.subagents_for_host(s)
+  if s == nil then
+    return nil
+  end
+  local agents = nil
+  if s.agents ~= nil and next(s.agents) ~= nil then
+    agents = {}
+    for name, a in pairs(s.agents) do
+      local tools = a.tools
+      if tools ~= nil and next(tools) == nil then
+        tools = nil
+      end
+      agents[name] = { description = a.description, systemPrompt = a.systemPrompt, tools = tools, profile = a.profile }
+    end
+  end
+  return {
+    maxConcurrent = s.maxConcurrent,
+    maxDepth = s.maxDepth,
+    fastProfile = s.fastProfile,
+    agents = agents,
+  }
+end
+
+-- The MCP servers as the host reads them; empty tables are left out (an
+-- empty Lua table encodes as {} where Go may want a list, or [] where it
+-- wants an object).
+function M.mcp_for_host(servers)
+  if servers == nil or next(servers) == nil then
+    return nil
+  end
+  local function nonempty(t)
+    if t ~= nil and next(t) ~= nil then
+      return t
+    end
+    return nil
+  end
+  local out = {}
+  for name, s in pairs(servers) do
+    out[name] = {
+      command = s.command,
+      args = nonempty(s.args),
+      env = nonempty(s.env),
+      cwd = s.cwd,
+      url = s.url,
+      headers = nonempty(s.headers),
+      allow = nonempty(s.allow),
+      timeout = s.timeout,
+    }
+  end
+  return out
 end
 
 function M.profile_names()

@@ -2,9 +2,69 @@
 -- read from the buffer (unsaved changes included) and written through it,
 -- so the user's undo history, marks and cursor survive and LSP sees the
 -- change. Called over RPC by pkg/capabilities/nvimbuf.
+--
+-- The disk is checked first, without prompting: an unmodified buffer
+-- whose file changed (a formatter, `git checkout`, `sed -i`) is reloaded
+-- before it is read or written, so a stale buffer is never shown to the
+-- model nor written over the newer file; a modified one is marked as a
+-- conflict, and writes are refused until the user writes or reloads it.
 local M = {}
 
 local api = vim.api
+
+-- conflicts[buf] is true while buf has unsaved changes and its file
+-- changed on disk. Neovim forgets the change once it has reported it (it
+-- stores the new timestamp), so the mark is ours to keep.
+local conflicts = {}
+local conflict_group
+
+local function mark_conflict(buf)
+  conflicts[buf] = true
+  if conflict_group then
+    return
+  end
+  conflict_group = api.nvim_create_augroup("magenta_disk_conflicts", { clear = true })
+  -- Writing or reloading the buffer resolves the conflict (the user chose
+  -- a side); unloading forgets it.
+  api.nvim_create_autocmd({ "BufWritePost", "BufReadPost", "BufUnload" }, {
+    group = conflict_group,
+    callback = function(ev)
+      conflicts[ev.buf] = nil
+    end,
+  })
+end
+
+-- Asks Neovim whether buf's file changed on disk (`:checktime`), answering
+-- its question ourselves instead of prompting the user: reload an
+-- unmodified buffer, keep a modified one and remember the conflict.
+local function check_disk(buf)
+  local group = api.nvim_create_augroup("magenta_checktime", { clear = true })
+  api.nvim_create_autocmd("FileChangedShell", {
+    group = group,
+    pattern = "*",
+    callback = function(ev)
+      if ev.buf ~= buf then
+        return
+      end
+      -- "conflict": changed on disk and in the buffer; "changed" and
+      -- "mode": on disk only; "time": only the timestamp; "deleted".
+      local reason = vim.v.fcs_reason
+      if reason == "conflict" or (reason == "changed" and vim.bo[buf].modified) then
+        mark_conflict(buf)
+        vim.v.fcs_choice = ""
+      elseif (reason == "changed" or reason == "mode") and not vim.bo[buf].modified then
+        vim.v.fcs_choice = "reload"
+      else
+        vim.v.fcs_choice = ""
+      end
+    end,
+  })
+  local ok, err = pcall(vim.cmd, "checktime " .. buf)
+  api.nvim_del_augroup_by_id(group)
+  if not ok then
+    error(err, 0)
+  end
+end
 
 -- The loaded buffer showing path, or nil.
 local function loaded(path)
@@ -24,29 +84,65 @@ local function loaded(path)
   return nil
 end
 
---- Returns { loaded = false } or { loaded = true, lines = {...},
---- eol = bool, dos = bool, modified = bool }.
-function M.read(path)
+local function eol(buf)
+  return vim.bo[buf].eol or vim.bo[buf].fixeol
+end
+
+local function dos(buf)
+  return vim.bo[buf].fileformat == "dos"
+end
+
+-- The size of buf's text as the host turns it into file bytes, without
+-- copying it: nvim_buf_get_offset counts one byte per line end.
+local function size(buf)
+  local n = api.nvim_buf_line_count(buf)
+  local sep = dos(buf) and 2 or 1
+  return api.nvim_buf_get_offset(buf, n) - n + (n - 1) * sep + (eol(buf) and sep or 0)
+end
+
+--- Returns { loaded = false } or { loaded = true, size = bytes,
+--- modified = bool, conflict = bool, tick = changedtick } plus, unless
+--- the text is larger than max_bytes (nil: no limit), lines = {...},
+--- eol = bool, dos = bool.
+function M.read(path, max_bytes)
   local buf = loaded(path)
   if not buf then
     return { loaded = false }
   end
-  return {
+  check_disk(buf)
+  local res = {
     loaded = true,
-    lines = api.nvim_buf_get_lines(buf, 0, -1, false),
-    eol = vim.bo[buf].eol or vim.bo[buf].fixeol,
-    dos = vim.bo[buf].fileformat == "dos",
+    size = size(buf),
     modified = vim.bo[buf].modified,
+    conflict = conflicts[buf] == true,
+    tick = api.nvim_buf_get_changedtick(buf),
   }
+  if max_bytes == nil or max_bytes == vim.NIL or res.size <= max_bytes then
+    res.lines = api.nvim_buf_get_lines(buf, 0, -1, false)
+    res.eol = eol(buf)
+    res.dos = dos(buf)
+  end
+  return res
 end
 
 --- Replaces the buffer's lines with lines (changing only the lines that
 --- differ, as one undo step, so the cursor and marks elsewhere stay) and
---- writes the buffer. Returns false when path is not loaded.
-function M.write(path, lines, eol, dos)
+--- writes the buffer. tick, when given, is the changedtick the new text
+--- was computed from: if the buffer changed since (the user typed, the
+--- disk reload above), nothing is written and stale is returned. Returns
+--- { loaded = false } when path is not loaded, { conflict = true } when
+--- the user's unsaved changes and the disk's both changed.
+function M.write(path, lines, eol_, dos_, tick)
   local buf = loaded(path)
   if not buf then
-    return false
+    return { loaded = false }
+  end
+  check_disk(buf)
+  if conflicts[buf] then
+    return { loaded = true, conflict = true }
+  end
+  if tick ~= nil and tick ~= vim.NIL and api.nvim_buf_get_changedtick(buf) ~= tick then
+    return { loaded = true, stale = true }
   end
   local old = api.nvim_buf_get_lines(buf, 0, -1, false)
   local first = 1
@@ -60,12 +156,14 @@ function M.write(path, lines, eol, dos)
   if first <= old_last or first <= new_last then
     api.nvim_buf_set_lines(buf, first - 1, old_last, false, vim.list_slice(lines, first, new_last))
   end
-  vim.bo[buf].eol = eol
-  vim.bo[buf].fileformat = dos and "dos" or "unix"
+  vim.bo[buf].eol = eol_
+  vim.bo[buf].fileformat = dos_ and "dos" or "unix"
+  -- The disk was checked just above, in this same call: `write!` cannot
+  -- overwrite a change it has not seen.
   api.nvim_buf_call(buf, function()
     vim.cmd("silent keepalt write!")
   end)
-  return true
+  return { loaded = true, written = true }
 end
 
 return M

@@ -41,7 +41,18 @@ function M.check()
     r.error("Neovim " .. version .. " is too old: magenta needs 0.7.2 or newer")
   end
 
+  r.start("magenta: options")
+  if #config.problems == 0 then
+    r.ok("setup() options are valid")
+  else
+    for _, problem in ipairs(config.problems) do
+      r.warn(problem .. " (the default is used)")
+    end
+  end
+
   r.start("magenta: host")
+  -- After one timeout, later requests are not tried: each would wait again.
+  local answered = true
   local bin = host.binary()
   if vim.fn.executable(bin) ~= 1 then
     r.error("the host binary is missing: " .. bin, { "run `make` in " .. host.root() })
@@ -56,7 +67,8 @@ function M.check()
     if info then
       r.ok(string.format("host %s running (pid %d), log: %s", info.version, info.pid, info.log))
     else
-      r.error("the host did not answer: " .. tostring(err), { "see the log: " .. host.log_file() })
+      answered = false
+      r.error("host: " .. tostring(err), { "see the log: " .. host.log_file() })
     end
   end
 
@@ -79,7 +91,7 @@ function M.check()
   end
 
   r.start("magenta: tools")
-  local rg = host.request("rg")
+  local rg = answered and host.request("rg") or nil
   if type(rg) == "table" and rg.path then
     r.ok(string.format("ripgrep (grep tool): %s (%s)", rg.path, rg.source))
   elseif type(rg) == "table" and rg.error then
@@ -87,11 +99,52 @@ function M.check()
       "install ripgrep (apt-get install ripgrep), set grep.rgPath, or set grep.download = true",
     })
   end
-  for _, tool in ipairs({ { "docker", "docker (Docker environments)" } }) do
-    if vim.fn.executable(tool[1]) == 1 then
-      r.ok(tool[2] .. ": " .. vim.fn.exepath(tool[1]))
+  if vim.fn.executable("docker") ~= 1 then
+    r.info("docker not found on PATH: Docker environments (:help magenta-docker) are unavailable")
+  else
+    local dv = answered and host.request("docker_version") or nil
+    if type(dv) == "table" and dv.version then
+      r.ok(string.format("docker: %s, engine %s answers (Docker environments available)", vim.fn.exepath("docker"), dv.version))
+    elseif type(dv) == "table" and dv.error then
+      r.warn("docker: the engine does not answer: " .. dv.error, { "start the Docker daemon to use Docker environments" })
     else
-      r.warn(tool[2] .. " not found on PATH")
+      r.ok("docker: " .. vim.fn.exepath("docker") .. " (the engine is checked once the host runs)")
+    end
+  end
+
+  r.start("magenta: MCP servers")
+  if next(config.options.mcpServers or {}) == nil then
+    r.info("none configured (mcpServers in setup(); :help magenta-mcp)")
+  elseif answered then
+    for _, line in ipairs(require("magenta.commands").mcp_lines()) do
+      if line:find("last error:", 1, true) then
+        r.warn(line)
+      else
+        r.info(line)
+      end
+    end
+  else
+    r.info("shown once the host runs")
+  end
+
+  r.start("magenta: sandbox")
+  local sb = config.options.sandbox or {}
+  if sb.enabled == false then
+    r.info("off (sandbox.enabled = false): commands that are not read-only ask")
+  else
+    local st = answered and host.request("sandbox") or nil
+    if type(st) ~= "table" or st.state ~= "done" then
+      r.info("detected when the host attaches (open the sidebar); bubblewrap on PATH: "
+        .. (vim.fn.executable("bwrap") == 1 and vim.fn.exepath("bwrap") or "no"))
+    elseif st.available then
+      r.ok(string.format("bubblewrap %s (%s): %s", st.version, st.path, st.banner))
+    else
+      local advice = { "install bubblewrap (apt-get install bubblewrap) and allow unprivileged user namespaces" }
+      if sb.enabled == true then
+        r.error("sandbox.enabled is true but the sandbox is off: " .. tostring(st.reason), advice)
+      else
+        r.warn("the sandbox is off: " .. tostring(st.reason) .. "; commands that are not read-only ask", advice)
+      end
     end
   end
 end

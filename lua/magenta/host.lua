@@ -143,8 +143,30 @@ function M.channel()
     payload.cwd = vim.fn.getcwd()
     payload.dataDir = vim.fn.stdpath("data")
     vim.rpcnotify(chan, M.EVENT, { "attach", payload })
+    M.track_lsp()
   end
   return chan
+end
+
+--- Starts following which language servers have published diagnostics
+--- (the diagnostics tool waits for them). Without loading vim.lsp when
+--- no server runs: then the first LspAttach (0.8+) starts it.
+function M.track_lsp()
+  if package.loaded["vim.lsp"] then
+    require("magenta.lsp").track()
+  elseif vim.fn.exists("##LspAttach") == 1 then
+    vim.api.nvim_create_autocmd("LspAttach", {
+      once = true,
+      callback = function()
+        require("magenta.lsp").track()
+      end,
+    })
+  else
+    -- 0.7 has no LspAttach: start following after the first frame.
+    vim.defer_fn(function()
+      require("magenta.lsp").track()
+    end, 0)
+  end
 end
 
 --- Sends an event to the host. Returns true when it was sent.
@@ -168,17 +190,64 @@ function M.notify_if_running(name, payload)
   end
 end
 
---- A synchronous request; returns the result, or nil and an error.
-function M.request(name, payload)
+-- Requests waiting for their answer, by id: nil while waiting, then
+-- { result, err }. An answer arriving after its request gave up is dropped.
+local waiting = {}
+local last_request = 0
+
+--- Called by the host (nvim_exec_lua) with the answer to a request.
+function M.reply(id, result, err)
+  if waiting[id] ~= nil then
+    waiting[id] = { result = result, err = err }
+  end
+end
+
+--- A synchronous request with a timeout (host.requestTimeout ms, or
+--- timeout_ms); returns the result, or nil and an error.
+--- rpcrequest() cannot time out: a stopped or hung host would freeze
+--- Neovim (and :checkhealth). So the request goes out as a notification
+--- and the host answers with M.reply, which vim.wait() waits for.
+function M.request(name, payload, timeout_ms)
   local chan = M.channel()
   if not chan then
     return nil, "the host is not running"
   end
-  local ok, res = pcall(vim.rpcrequest, chan, M.REQUEST, { name, payload or vim.empty_dict() })
-  if not ok then
-    return nil, tostring(res)
+  if vim.wait == nil or vim.in_fast_event() then
+    -- No way to wait here: fall back to the blocking call.
+    local ok, res = pcall(vim.rpcrequest, chan, M.REQUEST, { name, payload or vim.empty_dict() })
+    if not ok then
+      return nil, tostring(res)
+    end
+    return res
   end
-  return res
+  timeout_ms = timeout_ms or config.options.host.requestTimeout
+  last_request = last_request + 1
+  local id = last_request
+  waiting[id] = false
+  local ok, err = pcall(vim.rpcnotify, chan, M.EVENT, {
+    "request",
+    { id = id, name = name, payload = payload or vim.empty_dict() },
+  })
+  if not ok then
+    waiting[id] = nil
+    return nil, "could not reach the host: " .. tostring(err)
+  end
+  vim.wait(timeout_ms, function()
+    return waiting[id] ~= false
+  end, 10)
+  local answer = waiting[id]
+  waiting[id] = nil
+  if not answer then
+    return nil, string.format(
+      "the host did not answer %q within %d ms (it may be stopped or hung; :Magenta restart starts a new one)",
+      name,
+      timeout_ms
+    )
+  end
+  if answer.err ~= nil and answer.err ~= vim.NIL and answer.err ~= "" then
+    return nil, answer.err
+  end
+  return answer.result
 end
 
 function M.running()

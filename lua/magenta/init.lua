@@ -5,9 +5,10 @@ local config = require("magenta.config")
 
 local M = {}
 
---- Runs a :Magenta subcommand (args as typed, split on white space).
-function M.command(args)
-  require("magenta.commands").run(args)
+--- Runs a :Magenta subcommand (args as typed, split on white space);
+--- cmd is the user command's table (its range), when there is one.
+function M.command(args, cmd)
+  require("magenta.commands").run(args, cmd)
 end
 
 function M.complete(arglead, cmdline)
@@ -22,14 +23,37 @@ local global_actions = {
   add_buffer = { "add-buffer", "attach the current buffer to the thread" },
 }
 
+-- Visual-mode keymaps: a ":" mapping, so the command gets the selection
+-- as its range ('<,'>).
+local visual_actions = {
+  paste_selection = { "paste-selection", "paste the selection into the chat input" },
+  inline_edit = { "inline-edit", "edit the selection in place" },
+}
+
 local mapped = {}
+local mapped_visual = {}
 
 local function set_keymaps()
   for _, lhs in ipairs(mapped) do
     pcall(vim.api.nvim_del_keymap, "n", lhs)
   end
   mapped = {}
+  for _, lhs in ipairs(mapped_visual) do
+    pcall(vim.api.nvim_del_keymap, "x", lhs)
+  end
+  mapped_visual = {}
   local km = config.options.keymaps
+  for name, lhs in pairs(km and km.visual or {}) do
+    local action = visual_actions[name]
+    if lhs and action then
+      vim.api.nvim_set_keymap("x", lhs, ":Magenta " .. action[1] .. "<CR>", {
+        desc = "magenta: " .. action[2],
+        noremap = true,
+        silent = true,
+      })
+      mapped_visual[#mapped_visual + 1] = lhs
+    end
+  end
   if not km or not km.global then
     return
   end
@@ -51,23 +75,22 @@ local function set_keymaps()
   end
 end
 
---- Configures magenta. Invalid options leave the previous ones in place
---- and report one error naming the option.
+--- Configures magenta. Invalid options are reported (all of them, in one
+--- message) and replaced by their defaults; the plugin stays usable.
 function M.setup(opts)
-  local ok, err = config.set(opts)
-  if not ok then
-    vim.notify(err, vim.log.levels.ERROR)
-    return false
+  local _, err = config.set(opts)
+  if err then
+    vim.notify(err, vim.log.levels.WARN)
   end
   vim.api.nvim_create_user_command("Magenta", function(cmd)
-    M.command(cmd.fargs)
-  end, { nargs = "+", complete = M.complete, desc = "magenta: AI coding agent" })
+    M.command(cmd.fargs, cmd)
+  end, { nargs = "+", range = true, complete = M.complete, desc = "magenta: AI coding agent" })
   set_keymaps()
   local host = package.loaded["magenta.host"]
   if host and host.running() then
     host.notify("configure", { options = config.for_host() })
   end
-  return true
+  return err == nil
 end
 
 return M

@@ -65,6 +65,7 @@ end
 local function create_input()
   local buf = scratch(M.INPUT_NAME, "input")
   vim.bo[buf].filetype = "magenta-input"
+  vim.bo[buf].omnifunc = "magenta#mentions#omnifunc" -- @-mentions (:help magenta-mentions)
   local keys = config.options.keymaps and config.options.keymaps.input or {}
   map(buf, keys and keys.send, M.send, "magenta: send")
   api.nvim_create_autocmd("BufWipeout", {
@@ -225,7 +226,13 @@ function M.send()
   if vim.trim(text) == "" then
     return
   end
-  if host().notify("send", { text = text }) then
+  -- @-mentions expand now: @file/@buf attach context files first (events
+  -- keep their order), the others go with the message.
+  local paths, attachments = require("magenta.mentions").expand(text)
+  if #paths > 0 and not host().notify("context_files", { paths = paths }) then
+    return
+  end
+  if host().notify("send", { text = text, attachments = attachments }) then
     api.nvim_buf_set_lines(state.input, 0, -1, false, {})
   end
 end

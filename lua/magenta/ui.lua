@@ -39,12 +39,31 @@ function M.define_highlights()
   end
 end
 
+--- Returns nil when buf is a display buffer the sidebar made (it sets
+--- b:magenta_role = "display"), else why the host may not draw into it:
+--- pointed at a file buffer, the chat would overwrite the file's text.
+function M.check_display(buf)
+  if type(buf) ~= "number" or not vim.api.nvim_buf_is_valid(buf) then
+    return string.format("buffer %s does not exist", tostring(buf))
+  end
+  local ok, role = pcall(vim.api.nvim_buf_get_var, buf, "magenta_role")
+  if not ok or role ~= "display" then
+    return string.format("buffer %d is not a magenta display buffer (b:magenta_role is not \"display\"); nothing was drawn into it", buf)
+  end
+  return nil
+end
+
 --- Replaces lines [s, e) of buf (e = -1: to the end) with lines, and
 --- highlights them; hls holds {line (relative to s), start, end, group}.
 --- Windows whose cursor was on the last line keep following the end.
+--- Only a display buffer is drawn into (see check_display).
 function M.apply(buf, s, e, lines, hls)
   if not vim.api.nvim_buf_is_valid(buf) then
     return false
+  end
+  local bad = M.check_display(buf)
+  if bad then
+    error("magenta: " .. bad)
   end
   local last = vim.api.nvim_buf_line_count(buf)
   local follow = {}

@@ -12,6 +12,16 @@ local profile_schema = {
   baseUrl = "string",
   apiKeyEnvVar = "string",
   maxTokens = "number",
+  idleTimeout = "number",
+  -- USD per million tokens; input and output are required, a cache price
+  -- left out costs as input.
+  pricing = {
+    _required = { "input", "output" },
+    input = "price",
+    output = "price",
+    cacheRead = "price",
+    cacheWrite = "price",
+  },
 }
 local required_profile_keys = { "name", "provider", "model" }
 local file_rule_schema = { path = "string", read = "boolean", write = "boolean", secret = "boolean" }
@@ -25,6 +35,24 @@ local rule_schema = {
   args = { enum = { "none", "any", "read-paths", "write-paths", "pattern-then-read-paths" } },
 }
 local keymap = "string|false"
+local mcp_server_schema = {
+  command = "string",
+  args = "strings",
+  env = { map = "string" },
+  cwd = "string",
+  url = "string",
+  headers = { map = "string" },
+  allow = "strings",
+  timeout = "number",
+}
+-- A server runs a command or speaks to a URL, never both.
+local function check_mcp_server(item)
+  if (item.command == nil) == (item.url == nil) then
+    return "needs either command or url"
+  end
+  return nil
+end
+local agent_schema = { description = "string", systemPrompt = "string", tools = "strings", profile = "string" }
 
 local schema = {
   profiles = { list = profile_schema },
@@ -44,6 +72,8 @@ local schema = {
       abort = keymap,
       add_buffer = keymap,
     },
+    visual = { _or_false = true, paste_selection = keymap, inline_edit = keymap },
+    inline = { _or_false = true, accept = keymap, reject = keymap },
     input = { _or_false = true, send = keymap },
     display = {
       _or_false = true,
@@ -58,13 +88,35 @@ local schema = {
   shell = {
     logRoot = "string",
     maxTimeout = "number",
+    logMaxBytes = "number",
+    logQuotaBytes = "number",
+    logMaxAgeDays = "number",
     rules = { list = rule_schema, allow_empty = true },
   },
   files = { rules = { list = file_rule_schema, allow_empty = true } },
   grep = { rgPath = "string", download = "boolean" },
+  subagents = {
+    maxConcurrent = "number",
+    maxDepth = "number",
+    fastProfile = "string",
+    agents = { map = agent_schema, required = { "description" } },
+  },
+  mcpServers = { map = mcp_server_schema, check = check_mcp_server },
+  environment = {
+    type = { enum = { "local", "docker" } },
+    container = "string",
+    cwd = "string",
+  },
+  sandbox = {
+    enabled = { enum = { "auto", true, false } },
+    network = { enum = { "deny", "allow" } },
+    allowWrite = "strings",
+    hide = "strings",
+    requireApproval = "strings",
+  },
   systemPrompt = "string",
   logLevel = { enum = { "debug", "info", "warn", "error" } },
-  host = { binary = "string", logFile = "string" },
+  host = { binary = "string", logFile = "string", requestTimeout = "number" },
 }
 
 local function is_string_list(value)
@@ -91,6 +143,9 @@ local function type_ok(expected, value)
     if t == "false" and value == false then
       return true
     end
+    if t == "price" and type(value) == "number" and value >= 0 and value < math.huge then
+      return true
+    end
     if type(value) == t then
       return true
     end
@@ -98,74 +153,135 @@ local function type_ok(expected, value)
   return false
 end
 
-local function check(path, spec, value)
+-- Checks one value against its spec. Returns the value to keep (a table
+-- keeps only its valid keys) or nil when it must be dropped; every problem
+-- found is appended to `problems`, so one message can name them all.
+local function clean(path, spec, value, problems)
+  local function bad(fmt, ...)
+    problems[#problems + 1] = string.format(fmt, ...)
+    return nil
+  end
   if type(spec) == "string" then
     if not type_ok(spec, value) then
-      local want = spec:gsub("strings", "a list of strings"):gsub("|", " or ")
-      return string.format("option '%s' must be %s, got %s", path, want, type(value))
+      local want = spec:gsub("strings", "a list of strings"):gsub("price", "a non-negative number"):gsub("|", " or ")
+      local got = type(value)
+      if spec == "price" and got == "number" then
+        got = tostring(value) -- a negative price: say which
+      end
+      return bad("option '%s' must be %s, got %s", path, want, got)
     end
-    return nil
+    return value
   end
   if spec.enum then
     for _, v in ipairs(spec.enum) do
       if v == value then
-        return nil
+        return value
       end
     end
-    return string.format("option '%s' must be one of %s, got %s", path, table.concat(spec.enum, ", "), vim.inspect(value))
+    local names = {}
+    for i, v in ipairs(spec.enum) do
+      names[i] = tostring(v)
+    end
+    return bad("option '%s' must be one of %s, got %s", path, table.concat(names, ", "), vim.inspect(value))
   end
   if value == false and spec._or_false then
-    return nil
+    return value
   end
   if type(value) ~= "table" then
-    return string.format("option '%s' must be a table, got %s", path, type(value))
+    if path == "" then
+      return bad("setup() takes a table of options, got %s", type(value))
+    end
+    return bad("option '%s' must be a table, got %s", path, type(value))
+  end
+  if spec.map then
+    -- A dictionary of user-named entries (sub-agent types): each must be
+    -- valid whole, or it is dropped and named.
+    local out = {}
+    for k, item in pairs(value) do
+      local item_path = path .. "." .. tostring(k)
+      if type(k) ~= "string" then
+        bad("option '%s' must be a table keyed by name, but has the key %s", path, tostring(k))
+      else
+        local before = #problems
+        local kept = clean(item_path, spec.map, item, problems)
+        if type(item) == "table" then
+          for _, key in ipairs(spec.required or {}) do
+            if item[key] == nil then
+              bad("option '%s.%s' is required", item_path, key)
+            end
+          end
+          local problem = spec.check and spec.check(item)
+          if problem then
+            bad("option '%s' %s", item_path, problem)
+          end
+        end
+        if #problems == before then
+          out[k] = kept
+        end
+      end
+    end
+    return out
   end
   if spec.list then
     if #value == 0 and spec.allow_empty and next(value) == nil then
-      return nil
+      return value
     end
     if #value == 0 then
-      return string.format("option '%s' must be a non-empty list", path)
+      return bad("option '%s' must be a non-empty list", path)
     end
     for k in pairs(value) do
       if type(k) ~= "number" then
-        return string.format("option '%s' must be a list, but has the key '%s'", path, tostring(k))
+        return bad("option '%s' must be a list, but has the key '%s'", path, tostring(k))
       end
     end
+    -- A list is kept only when every item is valid: half a list of
+    -- profiles or rules would silently change what the user asked for.
+    local before = #problems
     for i, item in ipairs(value) do
-      local err = check(string.format("%s[%d]", path, i), spec.list, item)
-      if err then
-        return err
-      end
+      local item_path = string.format("%s[%d]", path, i)
+      clean(item_path, spec.list, item, problems)
       local required = (spec.list == profile_schema and required_profile_keys)
         or (spec.list == rule_schema and { "command" })
         or (spec.list == file_rule_schema and { "path" })
         or {}
-      for _, key in ipairs(required) do
-        if item[key] == nil then
-          return string.format("option '%s[%d].%s' is required", path, i, key)
+      if type(item) == "table" then
+        for _, key in ipairs(required) do
+          if item[key] == nil then
+            bad("option '%s.%s' is required", item_path, key)
+          end
         end
       end
     end
-    return nil
+    if #problems > before then
+      return nil
+    end
+    return value
+  end
+  local out = {}
+  for _, key in ipairs(spec._required or {}) do
+    if value[key] == nil then
+      bad("option '%s.%s' is required", path, key)
+    end
   end
   for k, v in pairs(value) do
     local sub = spec[k]
-    if sub == nil or k == "_or_false" then
-      return string.format("unknown option '%s%s'", path == "" and "" or path .. ".", tostring(k))
-    end
-    local err = check(path == "" and k or path .. "." .. k, sub, v)
-    if err then
-      return err
+    local sub_path = path == "" and tostring(k) or path .. "." .. tostring(k)
+    if sub == nil or k == "_or_false" or k == "_required" then
+      bad("unknown option '%s'", sub_path)
+    else
+      out[k] = clean(sub_path, sub, v, problems)
     end
   end
-  return nil
+  return out
 end
 
---- Returns an error message naming the first problem in opts, or nil.
+--- Checks opts. Returns the options to use (invalid ones dropped, so the
+--- defaults apply to them) and the list of problems, in a stable order.
 function M.check(opts)
-  return check("", schema, opts)
+  local problems = {}
+  local kept = clean("", schema, opts, problems)
+  table.sort(problems)
+  return kept or {}, problems
 end
 
 return M
-

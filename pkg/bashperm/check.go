@@ -13,13 +13,25 @@ import (
 type Env struct {
 	Cwd       string // absolute working directory of the command
 	Workspace string // absolute workspace root; paths must stay inside it
-	Home      string // the user's home, for ~ (which is always "ask" anyway)
+	Home      string // the user's home: ~ asks unconfined; confined, it names this
+	// Writable and Readable are the sandbox's policy, given a resolved
+	// absolute path. Both set means a sandbox can confine the command,
+	// and a command that would ask may get Verdict.Sandbox instead; nil
+	// (either) means no sandbox, and the verdicts are allow or ask.
+	Writable, Readable func(path string) bool
 }
 
-// Verdict of a check.
+// Verdict of a check: Allow (safe anywhere), Sandbox (may run without
+// asking, but only confined), or neither (ask).
 type Verdict struct {
-	Allow  bool
-	Reason string // for ask: one short human sentence
+	Allow bool
+	// Sandbox: not safe unconfined, but its only risks are running
+	// workspace code and writing where the sandbox lets it. Never set
+	// together with Allow.
+	Sandbox bool
+	// Reason is one short human sentence: for ask, why; for Sandbox, why
+	// it may not run unconfined.
+	Reason string
 }
 
 const (
@@ -44,14 +56,28 @@ func ask(format string, a ...any) Verdict {
 	return Verdict{Reason: fmt.Sprintf(format, a...)}
 }
 
-// Check decides whether command may run in env without asking the user.
-// It never panics: an unexpected failure is an ask.
+// Check decides whether command may run in env without asking the user,
+// and when not, whether it may run confined (env.Writable and
+// env.Readable set) without asking. It never panics: an unexpected
+// failure is an ask.
 func (c *Checker) Check(command string, env Env) (v Verdict) {
 	defer func() {
 		if p := recover(); p != nil {
 			v = ask("internal error while checking: %v", p)
 		}
 	}()
+	v = c.checkUnconfined(command, env)
+	if v.Allow || env.Writable == nil || env.Readable == nil {
+		return v
+	}
+	if reason := c.checkConfined(command, env); reason != "" {
+		return ask("%s", reason)
+	}
+	return Verdict{Sandbox: true, Reason: v.Reason}
+}
+
+// checkUnconfined is the allow-or-ask check: what may run anywhere.
+func (c *Checker) checkUnconfined(command string, env Env) Verdict {
 	if strings.TrimSpace(command) == "" {
 		return ask("empty command")
 	}
@@ -138,22 +164,7 @@ func (r *run) stmt(s *syntax.Stmt, cwds []string) (ok, fail []string, reason str
 	case *syntax.BinaryCmd:
 		switch cmd.Op {
 		case syntax.AndStmt, syntax.OrStmt:
-			xok, xfail, reason := r.stmt(cmd.X, cwds)
-			if reason != "" {
-				return nil, nil, reason
-			}
-			from := xok // && runs Y after X succeeded
-			if cmd.Op == syntax.OrStmt {
-				from = xfail
-			}
-			yok, yfail, reason := r.stmt(cmd.Y, from)
-			if reason != "" {
-				return nil, nil, reason
-			}
-			if cmd.Op == syntax.AndStmt {
-				return yok, union(xfail, yfail), ""
-			}
-			return union(xok, yok), yfail, ""
+			return andOr(cmd, cwds, r.stmt)
 		case syntax.Pipe, syntax.PipeAll:
 			// Each side runs in a subshell: a cd there changes nothing after.
 			if _, _, reason := r.stmt(cmd.X, cwds); reason != "" {
@@ -273,6 +284,29 @@ func (r *run) cd(argv []field, cwd string) ([]string, string) {
 }
 
 // union returns a ∪ b without duplicates, keeping order.
+// andOr follows the possible working directories through `X && Y` or
+// `X || Y`: && runs Y after X succeeded, || after it failed. walk checks
+// one statement from a set of directories; the plain and the confined
+// checks share this flow.
+func andOr(cmd *syntax.BinaryCmd, cwds []string, walk func(*syntax.Stmt, []string) (ok, fail []string, reason string)) (ok, fail []string, reason string) {
+	xok, xfail, reason := walk(cmd.X, cwds)
+	if reason != "" {
+		return nil, nil, reason
+	}
+	from := xok
+	if cmd.Op == syntax.OrStmt {
+		from = xfail
+	}
+	yok, yfail, reason := walk(cmd.Y, from)
+	if reason != "" {
+		return nil, nil, reason
+	}
+	if cmd.Op == syntax.AndStmt {
+		return yok, union(xfail, yfail), ""
+	}
+	return union(xok, yok), yfail, ""
+}
+
 func union(a, b []string) []string {
 	out := make([]string, 0, len(a)+len(b))
 	for _, l := range [][]string{a, b} {

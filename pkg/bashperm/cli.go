@@ -6,34 +6,42 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/magenta-nvim/magenta/pkg/secrets"
 )
 
 // Exit codes of RunCLI.
 const (
-	ExitAllow = 0
-	ExitAsk   = 10
-	ExitUsage = 2
+	ExitAllow   = 0
+	ExitAsk     = 10
+	ExitSandbox = 11
+	ExitUsage   = 2
 )
 
-const cliUsage = "usage: check-bash [--cwd DIR] [--config FILE] -- COMMAND..."
+const cliUsage = "usage: check-bash [--cwd DIR] [--config FILE] [--sandbox] -- COMMAND..."
 
-// RunCLI implements `check-bash [--cwd DIR] [--config FILE] -- COMMAND`.
-// It prints "allow" (exit 0) or "ask: <reason>" (exit 10) on stdout; a
-// usage error (no "--", no command, unreadable or invalid config) prints a
-// message on stderr and exits 2. --cwd defaults to the process's working
-// directory and is also the workspace root; Home is $HOME. Several words
-// after "--" are joined with spaces. An empty or blank COMMAND is checked
-// (and asks: "empty command").
+// RunCLI implements `check-bash [--cwd DIR] [--config FILE] [--sandbox] --
+// COMMAND`. It prints "allow" (exit 0), "ask: <reason>" (exit 10) or, with
+// --sandbox, "sandbox: <reason>" (exit 11: runs confined without asking;
+// the reason says why not unconfined) on stdout; a usage error (no "--",
+// no command, unreadable or invalid config) prints a message on stderr
+// and exits 2. --cwd defaults to the process's working directory and is
+// also the workspace root; Home is $HOME. --sandbox checks against
+// cliPolicy's sandbox. Several words after "--" are joined with spaces. An
+// empty or blank COMMAND is checked (and asks: "empty command").
 func RunCLI(args []string, stdout, stderr io.Writer) int {
 	usage := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "check-bash: "+format+"\n%s\n", append(a, cliUsage)...)
 		return ExitUsage
 	}
 	var cwd, config string
+	sandbox := false
 	i := 0
 	for ; i < len(args) && args[i] != "--"; i++ {
 		name, val, hasVal := strings.Cut(args[i], "=")
 		switch name {
+		case "--sandbox", "-sandbox":
+			sandbox = true
 		case "-h", "--help", "-help":
 			fmt.Fprintln(stdout, cliUsage)
 			return ExitAllow
@@ -86,11 +94,49 @@ func RunCLI(args []string, stdout, stderr io.Writer) int {
 	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
 		return usage("--cwd %s is not a directory", cwd)
 	}
-	v := checker.Check(strings.Join(words, " "), Env{Cwd: cwd, Workspace: cwd, Home: os.Getenv("HOME")})
-	if v.Allow {
+	env := Env{Cwd: cwd, Workspace: cwd, Home: os.Getenv("HOME")}
+	if sandbox {
+		env.Writable, env.Readable = cliPolicy(cwd, env.Home)
+	}
+	v := checker.Check(strings.Join(words, " "), env)
+	switch {
+	case v.Allow:
 		fmt.Fprintln(stdout, "allow")
 		return ExitAllow
+	case v.Sandbox:
+		fmt.Fprintf(stdout, "sandbox: %s\n", v.Reason)
+		return ExitSandbox
 	}
 	fmt.Fprintf(stdout, "ask: %s\n", v.Reason)
 	return ExitAsk
+}
+
+// cliPolicy is the default sandbox policy's shape, for trying verdicts
+// from a terminal: writes to the workspace (not its .git/hooks or
+// .git/config) and the temp directory; reads everywhere but secrets by
+// name (~/.ssh, ~/.aws, ~/.gnupg, .env…). The host checks against the
+// sandbox it actually runs.
+func cliPolicy(workspace, home string) (writable, readable func(string) bool) {
+	ws, err := resolve(workspace)
+	if err != nil {
+		ws = workspace
+	}
+	tmp, err := resolve(os.TempDir())
+	if err != nil {
+		tmp = os.TempDir()
+	}
+	writable = func(p string) bool {
+		if _, in := within(ws, p); !in {
+			_, in = within(tmp, p)
+			return in
+		}
+		return !gitProtected(p)
+	}
+	readable = func(p string) bool {
+		if rel, in := within(ws, p); in {
+			return secrets.InPath(rel) == ""
+		}
+		return secrets.InPath(p) == ""
+	}
+	return writable, readable
 }

@@ -19,6 +19,7 @@ type scanned struct {
 	rest       []field         // operands after the subcommand
 	seen       map[string]bool // flags seen: "--name" or "-x" per letter
 	pathValues []string        // values of PathFlags
+	values     []flagValue     // values of every value flag, in order
 	problem    string          // the first flag that forces ask
 }
 
@@ -48,6 +49,9 @@ func (r *run) checkCommand(argv []field, cwd string) string {
 		if reason == "" {
 			if cr.mayWrite {
 				r.sawWriter = true
+			}
+			if name == "git" {
+				return r.gitRepoReason(argv, cwd)
 			}
 			return ""
 		}
@@ -160,9 +164,32 @@ func (r *run) checkOperands(cr *compiledRule, s *scanned, cwd string) string {
 		}
 	}
 	if cr.after != nil {
-		return cr.after(s)
+		if reason := cr.after(s); reason != "" {
+			return reason
+		}
+	}
+	if cr.walk != nil {
+		return cr.walk(r, s, cwd)
 	}
 	return ""
+}
+
+// flagValue is a value flag as written (--glob, -g) and its value.
+type flagValue struct{ flag, value string }
+
+// flagName is the flag part of the word w that carried value: "--glob"
+// for --glob=x, "-g" for -gx or -g x.
+func flagName(w, value string) string {
+	if name, _, ok := strings.Cut(w, "="); ok && strings.HasPrefix(w, "--") {
+		return name
+	}
+	if strings.HasPrefix(w, "--") {
+		return w
+	}
+	if j := len(w) - len(value); j >= 2 && strings.HasSuffix(w, value) && value != "" {
+		return "-" + w[j-1:j]
+	}
+	return "-" + w[len(w)-1:]
 }
 
 // scan splits args into flags and operands, checking every flag; the first
@@ -249,6 +276,9 @@ func (cr *compiledRule) scan(args []field, cmd string) scanned {
 		}
 		if isPath && hasValue {
 			s.pathValues = append(s.pathValues, value)
+		}
+		if hasValue {
+			s.values = append(s.values, flagValue{flagName(w, value), value})
 		}
 	}
 	return s

@@ -37,6 +37,9 @@ func TestCorpus(t *testing.T) {
 		t.Errorf("corpus has %d cases, want 92", len(cases))
 	}
 	for _, tc := range cases {
+		// The corpus is about running unconfined: a sandbox verdict
+		// (only with a policy in env; see TestCorpusAsksStayUnallowedWithASandbox)
+		// counts as ask.
 		v := c.Check(tc.command, env)
 		if got := map[bool]string{true: "allow", false: "ask"}[v.Allow]; got != tc.verdict {
 			t.Errorf("%q: got %s (%s), want %s: %s", tc.command, got, v.Reason, tc.verdict, tc.why)

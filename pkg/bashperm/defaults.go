@@ -44,7 +44,7 @@ var defaultRuleList = []Rule{
 	{Command: "which", Args: "any"},
 	{
 		Command: "git", Subcommands: []string{"status", "log", "diff", "show"}, Args: "any",
-		DenyFlags: []string{"--output", "--ext-diff", "--textconv", "--no-index", "--open-files-in-pager", "--show-signature"},
+		DenyFlags: gitDenied,
 	},
 	{
 		Command: "git", Subcommands: []string{"branch"}, Args: "any",
@@ -55,30 +55,51 @@ var defaultRuleList = []Rule{
 	},
 }
 
+// gitDenied are the flags that make git's read-only subcommands write a
+// file, run a configured program or read outside the repository.
+var gitDenied = []string{"--output", "--ext-diff", "--textconv", "--no-index", "--open-files-in-pager", "--show-signature"}
+
 // globSafe are default rules whose programs have no flag that runs code or
 // writes files, so an unquoted glob is allowed once every match is checked.
-var globSafe = map[string]bool{"ls": true, "cat": true, "head": true, "tail": true, "wc": true, "grep": true, "echo": true, "which": true}
+var globSafe = map[string]bool{"ls": true, "cat": true, "head": true, "tail": true, "wc": true, "grep": true, "echo": true, "which": true,
+	"stat": true, "diff": true, "cut": true, "nl": true, "rev": true, "tac": true, "tr": true, "fold": true,
+	"expand": true, "unexpand": true, "column": true, "comm": true, "join": true, "paste": true, "cksum": true,
+	"basename": true, "dirname": true, "realpath": true, "seq": true, "true": true, "false": true, "uname": true, "whoami": true,
+	"id": true, "type": true, "test": true, "od": true}
 
 func defaultRules() map[string][]*compiledRule {
 	m := map[string][]*compiledRule{}
-	for i, r := range defaultRuleList {
+	for i, r := range append(append([]Rule(nil), defaultRuleList...), readOnlyRuleList...) {
 		cr, err := compile(i, r)
 		if err != nil {
 			panic("bashperm: bad default rule: " + err.Error())
 		}
 		cr.noGlob = !globSafe[r.Command]
 		cr.mayWrite = false
+		cr.after = readOnlyAfter[r.Command]
+		cr.walk = treeWalkers[r.Command]
 		if r.Command == "git" {
 			cr.after = gitNoSecrets
-			if r.Subcommands[0] == "branch" {
+			switch r.Subcommands[0] {
+			case "branch":
 				cr.after = gitBranchListOnly
+			case "config":
+				cr.after = gitConfigGetOnly
 			}
 		}
 		m[cr.name] = append(m[cr.name], cr)
 	}
 	m["find"] = []*compiledRule{{name: "find", noGlob: true, custom: checkFind}}
+	m["sed"] = []*compiledRule{{name: "sed", noGlob: true, custom: checkSed}}
+	// "[" is test spelled with a closing "]" (not a name a Rule accepts).
+	bracket := *m["test"][0]
+	bracket.name, bracket.after = "[", bracketClosed
+	m["["] = []*compiledRule{&bracket}
 	return m
 }
+
+// treeWalkers check what recursive readers would open (see walk.go).
+var treeWalkers = map[string]func(*run, *scanned, string) string{"grep": walkGrep, "rg": walkRg, "diff": walkDiff}
 
 // gitBranchListOnly: operands make git branch create a branch unless it is
 // in list mode (-l/--list), where they are patterns.

@@ -1,6 +1,7 @@
 // Package bashperm decides whether a shell command proposed by the model may
-// run without asking the user ("allow") or must wait for approval ("ask").
-// It is pure logic: no UI, no execution. The verdicts assume the command is
+// run without asking the user ("allow"), may run without asking but only
+// inside the OS sandbox ("sandbox", see Confined verdicts), or must wait
+// for approval ("ask"). It is pure logic: no UI, no execution. The verdicts assume the command is
 // run exactly as checked with `bash --noprofile --norc -c COMMAND`, with
 // CDPATH unset (a set CDPATH can send `cd src` elsewhere).
 //
@@ -48,10 +49,10 @@
 // (link-to-etc/../x is /x). A missing tail is fine. The result must be the
 // workspace root (also resolved) or below it, and not under /proc, /sys or
 // /dev. Secrets ask wherever they appear in the path as written or as
-// resolved below the workspace (case-insensitively): .env*, *.pem, *.key,
-// id_rsa*, .netrc, .npmrc, .git-credentials, credentials, and .ssh, .aws,
-// .gnupg with anything under them. Write paths also refuse .git/. The
-// starting directory itself must pass the same read check.
+// resolved below the workspace (case-insensitively), by pkg/secrets' one
+// list (.env*, private keys, key stores, credential files, .ssh/…). Write
+// paths also refuse .git/. The starting directory itself must pass the
+// same read check.
 //
 // # cd
 //
@@ -83,7 +84,12 @@
 // allowed) and without --output, --ext-diff, --textconv, --no-index,
 // --open-files-in-pager, --show-signature. defaults.go lists the few extra
 // deny flags that keep reads inside the workspace (symlink-following
-// recursion, rg --hidden) and why.
+// recursion, rg --hidden) and why. defaults_read.go adds read-only tools
+// (stat, file, du, tree, diff, sort, uniq, cut, jq, xxd, date, go
+// version/env/list, git blame, stash list, config --get …) with their
+// writing or program-running forms denied; sed.go reads sed scripts and
+// allows only commands that print or edit the stream (no w, W, r, R, e,
+// s///w, s///e, -i, -f).
 //
 // A user Rule (Config, from setup() or a JSON file) names a program; a user
 // rule for a program replaces all default rules for it, and several rules
@@ -107,12 +113,114 @@
 // substitution", "uses `--pre`, which the rule for `rg` does not allow
 // without asking", "could not parse: …", "empty command".
 //
+// # Recursive readers
+//
+// grep -r (also --recursive, -d), rg and diff -r read every file below a
+// directory operand ("." when rg or grep -r names none; diff without -r
+// reads one level), so the check
+// walks those trees (walk.go: directories listed unsorted, symlinks not
+// followed except by diff -r, whose link targets are checked as paths,
+// .git not entered) and asks when a file the reader would open is a
+// secret. rg skips hidden names unless a --glob, a --type, an
+// --ignore-file or a "!" line in an ignore file met in the walk could
+// bring them back; positive --glob/--iglob and grep --include globs limit
+// the files read to their base-name matches (a glob with a slash or a
+// brace counts as matching everything). Like rg, the walk skips what
+// .ignore, .rgignore and (inside a git repository) .gitignore files name
+// with base-name patterns (node_modules/, /build, *.key); other patterns
+// are not applied, and below an ignore file with a "!" line nothing is
+// skipped, so the walk reads at least what rg reads. More than 20 000
+// entries asks. TestAllowedReadersNeverPrintSecrets runs every allowed
+// reader for real and checks that no secret reaches the output. The walk of 20 000 entries takes about 15 ms
+// (BenchmarkCheckWalk20000); a command that walks nothing, tens of
+// microseconds (BenchmarkCheckTypicalPipeline).
+//
+// # Git repositories
+//
+// An allowed git command is checked against the repository git would use
+// from its working directory (gitrepo.go), found as git finds it: a .git
+// directory that looks like a repository, a .git file ("gitdir: …"), or
+// a bare repository, walking up from the working directory. It asks when
+// the work tree or the git directory (symlinks resolved) is outside the
+// workspace — a repository above the workspace, a planted .git file,
+// core.worktree elsewhere — except for a linked worktree (`git worktree
+// add`) whose git directory points back at this .git file. It then parses
+// the repository's own config files (the common directory's config and
+// config.worktree; gitconfig.go follows git's syntax and asks on anything
+// it cannot read) and asks when a key there can run a program or pull in
+// another file: include.*, includeIf.*, filter.*.clean/smudge/process,
+// diff.*.textconv/command, diff.external, *.program, core.fsmonitor,
+// core.pager, pager.*, alias.*, *.helper,
+// merge.*.driver… The user's global and system config are theirs and
+// trusted (git-lfs filters, commit signing); only repository files, which
+// whoever wrote the workspace could have planted, are read. The shell
+// also forces log.showSignature=false, core.fsmonitor=false and
+// core.hooksPath=/dev/null (see localshell; so a repository's own
+// core.hooksPath, which Husky writes, does not ask), but external diff, textconv and filter
+// drivers have no harmless config value, hence this check. It costs about
+// 0.1 ms per git command (BenchmarkGitRepoCheck).
+//
+// git diff and git show (unless they ask only for names or statistics),
+// and git log or stash list with a patch flag, print file contents,
+// including those of any secret the repository tracks or once tracked
+// (githistory.go). The checker lists the secret paths in the index (git
+// ls-files) and in every commit reachable from a ref or a reflog entry
+// (git log --all --reflog --name-only), caches the list per repository
+// keyed by the size and mtime of HEAD, the index, packed-refs, the reflogs
+// and every directory under refs/ (updating a loose ref renames a file
+// into its directory), and asks when the list is not empty, unless the
+// command names pathspecs after "--" that cover none of them (a pathspec
+// with magic or a glob covers everything). A history that cannot be
+// listed in 5 s, or whose refs are too many to stamp (then nothing is
+// cached), makes these commands ask or slow.
+//
+// # Confined verdicts
+//
+// When the check above asks and Env carries a sandbox policy (Writable and
+// Readable, both non-nil), confined.go checks the command again, this
+// time for running confined: the sandbox is the boundary, so any program,
+// any shell construct (loops, functions, substitutions, variables) and
+// any write it does not name is the sandbox's business. What still asks
+// is what the user should decide even so:
+//
+//   - a named write the policy refuses: the file operands of rm, mv,
+//     touch, mkdir, tee, chmod…, sed -i and perl -i, the destination of
+//     cp, ln and install, dd of=, the value of -o/--output, find
+//     -fprint, and redirection targets, checked (resolved) with
+//     Writable; any write to .git itself, .git/hooks or .git/config
+//     asks whatever the policy says (git runs or obeys them later,
+//     unconfined);
+//   - a named read of a secret (pkg/secrets, as written or resolved) or
+//     of what Readable refuses: every known operand and --flag=value of
+//     a program is taken for a possible path (echo, printf, kill… are
+//     text), a false positive costing an ask;
+//   - git commands that name a secret or print contents from a repository
+//     that tracks or tracked one (confined_git.go), since the sandbox
+//     masks secret files but not git's object store; git config writes
+//     and git remote add/set-url/…;
+//   - programs in outsideReasons (privileges, daemons that act outside,
+//     system changes, remote logins) and rsync to a host;
+//   - Config.RequireApproval patterns (requireapproval.go), after
+//     DefaultRequireApproval;
+//   - a command name, a bash -c script, an eval or a cd target known only
+//     at run time, which cannot be matched against these lists.
+//
+// Wrappers (env, timeout, nice, nohup, setsid, time, command, exec,
+// stdbuf, ionice, xargs), bash/sh -c and eval with literal scripts, and
+// find -exec are looked through. Paths are checked from every directory
+// the command may be in: cd is followed through lists as in the
+// unconfined check; inside compound commands and substitutions every cd
+// widens the set for all of it. The confined check runs only after the
+// unconfined one asked, so allowed commands cost nothing more.
+//
 // # Known limits
 //
-// Recursive searches (grep -r, rg) read every file under the searched
-// directory, including secrets they do not name; only named paths are
-// checked (rg skips hidden files such as .env by default). A repository's
-// own config (.git/config, .gitattributes diff drivers, RIPGREP_CONFIG_PATH)
-// can make "read-only" git and rg run programs: the executor should
-// neutralise those through the environment.
+// A user rule for grep, rg or diff replaces the default one and with it
+// the tree walk. The confined check sees only what the command line names:
+// `make deploy` matches a "make deploy" pattern, a Makefile target that
+// runs git push does not (the sandbox's network policy is what stops it).
+// Objects no ref or reflog reaches (git show <sha> of a
+// dropped commit) are not searched for secrets. The host's own
+// environment (GIT_DIR, GIT_EXTERNAL_DIFF…) is the user's and is not
+// inspected.
 package bashperm

@@ -15,13 +15,18 @@ func FuzzCheck(f *testing.F) {
 	c := mustNew(f, Config{})
 	for _, s := range []string{"ls -la", "cat README.md | head", "cd src && cat ../README.md", "echo $(id)",
 		"ls *.go", "git log --oneline", "rg -z x", "find . -name '*.go'", "cat <<EOF\nx\nEOF", "ls 2>&1 >/dev/null",
-		"echo {a,b} ~ 'q' \"d\" \\x", "ls; ls && ls || ls | ls |& ls", "f() { ls; }", "cat < README.md"} {
+		"echo {a,b} ~ 'q' \"d\" \\x", "ls; ls && ls || ls | ls |& ls", "f() { ls; }", "cat < README.md",
+		"sed -n '1,5p;/x/{s/a/b/g;p}' README.md", "sed -e 's|[/]|x|w f' -n", "grep -rn --include='*.go' x .", "rg -g '!*.md' -n x src",
+		"git config --get user.name", "git log -p -- src", "jq -r .a data.json", "xxd -r a b", "diff -r src docs", "[ -f x ]"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, cmd string) {
 		v := c.Check(cmd, env)
 		if !v.Allow && v.Reason == "" {
 			t.Fatalf("%q: ask without a reason", cmd)
+		}
+		if strings.HasPrefix(v.Reason, "internal error") {
+			t.Fatalf("%q: %s", cmd, v.Reason)
 		}
 		if v.Allow {
 			if _, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(cmd), ""); err != nil {
@@ -77,4 +82,23 @@ func BenchmarkCheckPipeline(b *testing.B) {
 	for b.Loop() {
 		c.Check(cmd, env)
 	}
+}
+
+// FuzzSedScript: the sed script reader never panics, and a script it
+// allows holds none of the letters of the commands and flags that write,
+// read or run (w W r R e) outside what it skipped as regex, text or label.
+func FuzzSedScript(f *testing.F) {
+	for _, s := range []string{"1,5p", "s/a/b/g", "/x/{p;n}", "s/[/]/x/w f", "1i\\\nx", ":a;N;ba", "y/ab/cd/", "$=", "s/a/b/e", "\\,x,d"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, script string) {
+		if sedScriptSafe(script) != "" {
+			return
+		}
+		for _, c := range []string{"w", "W", "r", "R", "e"} {
+			if script == c || strings.HasPrefix(script, c+" ") {
+				t.Fatalf("%q allowed", script)
+			}
+		}
+	})
 }

@@ -41,6 +41,11 @@ type Rule struct {
 // Config is the user's configuration: rules added to the defaults.
 type Config struct {
 	Rules []Rule `json:"rules"`
+	// RequireApproval are command patterns that ask even when the sandbox
+	// could confine them, added to DefaultRequireApproval: a program
+	// name, then flags that must all be present and leading operands
+	// ("make deploy", "rm -rf", "git push"). See approvalPattern.matches.
+	RequireApproval []string `json:"requireApproval,omitempty"`
 }
 
 // ParseConfig decodes a JSON config. Unknown fields are an error that names
@@ -116,6 +121,8 @@ type compiledRule struct {
 	custom func(r *run, argv []field, cwd string) string
 	// after runs once the generic checks passed (git branch).
 	after func(s *scanned) string
+	// walk runs last, for programs that read whole trees (grep -r, rg).
+	walk func(r *run, s *scanned, cwd string) string
 }
 
 // flagSet holds flags of three shapes: long (--x), short letters (-x) and
@@ -232,6 +239,8 @@ func compile(i int, r Rule) (*compiledRule, error) {
 // after New and safe for concurrent use.
 type Checker struct {
 	rules map[string][]*compiledRule
+	// requireApproval: DefaultRequireApproval, then the user's patterns.
+	requireApproval []approvalPattern
 }
 
 // New builds a Checker from the default rules plus cfg's rules. A user rule
@@ -251,6 +260,13 @@ func New(cfg Config) (*Checker, error) {
 	}
 	for name, rs := range user {
 		c.rules[name] = rs
+	}
+	for i, p := range append(append([]string(nil), DefaultRequireApproval...), cfg.RequireApproval...) {
+		ap, err := compilePattern(i-len(DefaultRequireApproval), p)
+		if err != nil {
+			return nil, err
+		}
+		c.requireApproval = append(c.requireApproval, ap)
 	}
 	return c, nil
 }

@@ -19,12 +19,25 @@ type Environment struct {
 	// Cwd is the directory relative paths are resolved against and the
 	// root of the workspace the permission rules protect.
 	Cwd string
+	// Home is the user's home directory where the tools run (the host
+	// user's, or $HOME inside a container); "" when unknown.
+	Home string
 	// Files reads and writes files; nil when the environment has none.
 	Files FileIO
 	// LSP asks the editor's language servers; Diagnostics lists their
 	// diagnostics. NoLSP when there are none.
 	LSP         LspClient
 	Diagnostics DiagnosticsProvider
+	// LSPRunning reports whether a language server runs now; LSP and
+	// Diagnostics count as provided only then (nil: never).
+	LSPRunning func() bool
+	// Threads is set when the thread may spawn sub-agents.
+	Threads bool
+	// Banner, when set, is the line the thread's header shows about the
+	// environment: where commands run and whether they are confined
+	// ("local · sandbox on, network denied"). It may change (the sandbox
+	// is detected in the background), so it is asked for every frame.
+	Banner func() string
 	// Shell runs commands; nil when the environment has none.
 	Shell Shell
 	// Searcher searches file contents; nil when there is none.
@@ -55,5 +68,6 @@ func NewLocal(cwd string) (*Environment, error) {
 	if err != nil {
 		return nil, fmt.Errorf("local environment: %w", err)
 	}
-	return &Environment{Name: "local", Cwd: filepath.Clean(abs)}, nil
+	home, _ := os.UserHomeDir() // unknown stays ""
+	return &Environment{Name: "local", Cwd: filepath.Clean(abs), Home: home}, nil
 }

@@ -2,9 +2,58 @@ package capabilities
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"time"
 )
+
+// Sentinel errors of file access (the shared ones are in errors.go).
+var (
+	// ErrNotRegular: a read or write met a FIFO, a device or a socket,
+	// which could block forever or never end.
+	ErrNotRegular = errors.New("is not a regular file")
+	// ErrTooLarge: the file is larger than the caller's cap (a
+	// *TooLargeError says by how much); nothing was read whole.
+	ErrTooLarge = errors.New("is too large")
+	// ErrDiskChanged: the file changed on disk while the editor holds
+	// unsaved changes to it, so writing either side would lose the other.
+	ErrDiskChanged = errors.New("changed on disk while its buffer has unsaved changes")
+)
+
+// TooLargeError reports a file over a cap; it matches ErrTooLarge.
+type TooLargeError struct {
+	Size, Max int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%s: %d bytes, the limit is %d", ErrTooLarge, e.Size, e.Max)
+}
+
+func (e *TooLargeError) Is(target error) bool { return target == ErrTooLarge }
+
+// Beneath is where a permission decorator requires a disk access to stay:
+// Rel (a relative, clean path without "..") resolved inside the directory
+// Root at the time of the access, never through a symlink leading out.
+// The decorator judged the path when it was one thing; a directory
+// swapped for a symlink afterwards must not carry the write elsewhere.
+type Beneath struct {
+	Root, Rel string
+}
+
+type beneathKey struct{}
+
+// WithBeneath returns ctx asking the disk FileIO to confine the access it
+// carries to b.
+func WithBeneath(ctx context.Context, b Beneath) context.Context {
+	return context.WithValue(ctx, beneathKey{}, b)
+}
+
+// BeneathFrom returns the confinement in ctx, if any.
+func BeneathFrom(ctx context.Context) (Beneath, bool) {
+	b, ok := ctx.Value(beneathKey{}).(Beneath)
+	return b, ok
+}
 
 // FileInfo is what Stat reports.
 type FileInfo struct {
@@ -33,6 +82,15 @@ type FileIO interface {
 	// WriteFile replaces the content, creating the file (0644) when it
 	// does not exist; the parent directory must exist.
 	WriteFile(ctx context.Context, path string, data []byte) error
+	// Update replaces path's content with change(old), reading and
+	// writing as one step for path (see above). A missing path fails with
+	// ErrNotExist and a file larger than maxBytes with a *TooLargeError,
+	// before change is called and without reading it whole; an error from
+	// change is returned (wrapped) and nothing is written. change may run
+	// more than once (the buffer-aware FileIO recomputes it when the user
+	// typed meanwhile) and must not call the FileIO: it runs under the
+	// path's lock.
+	Update(ctx context.Context, path string, maxBytes int64, change func(old []byte) ([]byte, error)) error
 	// Stat describes path.
 	Stat(ctx context.Context, path string) (FileInfo, error)
 	// Exists reports whether path exists (false with a nil error when it

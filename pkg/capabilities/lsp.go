@@ -47,10 +47,23 @@ type LspClient interface {
 	TypeDefinition(ctx context.Context, path string, pos Position) ([]Location, error)
 }
 
+// Diagnostics is what the servers have reported. NotReported names the
+// servers (with the file) that had not yet reported for the current text
+// when the bounded wait ended: the list is then incomplete, and "no
+// problems" must not be claimed.
+type Diagnostics struct {
+	Items       []Diagnostic
+	NotReported []string
+	// NoServer lists the files asked about that no server was attached
+	// to when the wait ended: nobody reports on them.
+	NoServer []string
+}
+
 // DiagnosticsProvider lists the diagnostics of one file, or of every
-// loaded buffer when path is "".
+// loaded buffer when path is "", after waiting (bounded, and cut short by
+// ctx) for the attached servers to report on the current text.
 type DiagnosticsProvider interface {
-	Diagnostics(ctx context.Context, path string) ([]Diagnostic, error)
+	Diagnostics(ctx context.Context, path string) (Diagnostics, error)
 }
 
 // NoLSP is the LspClient and DiagnosticsProvider of environments without
@@ -69,6 +82,6 @@ func (NoLSP) Definition(context.Context, string, Position) ([]Location, error) {
 func (NoLSP) TypeDefinition(context.Context, string, Position) ([]Location, error) {
 	return nil, errNoLSP
 }
-func (NoLSP) Diagnostics(context.Context, string) ([]Diagnostic, error) { return nil, nil }
+func (NoLSP) Diagnostics(context.Context, string) (Diagnostics, error) { return Diagnostics{}, nil }
 
 var errNoLSP = errors.Join(ErrNoLanguageServer, errors.New("this environment has no language servers"))

@@ -52,6 +52,9 @@ type SearchResult struct {
 	Truncated bool // more matches existed than MaxMatches
 	Errors    []string
 	TimedOut  bool
+	// SecretsSkipped counts the files in the searched tree that were not
+	// searched because they may hold secrets (see pkg/secrets).
+	SecretsSkipped int
 	// Searcher says which program answered ("rg 14.1.1 at /usr/bin/rg").
 	Searcher string
 }

@@ -59,6 +59,13 @@ type ExecOptions struct {
 	// OnOutput, when set, receives each line as it is read, from the
 	// shell's reader goroutine. It must not block.
 	OnOutput func(OutputLine)
+	// OnStart, when set, is called once the command has started, with
+	// the timeout that applies to it (after the implementation's cap).
+	OnStart func(timeout time.Duration)
+	// Sandbox asks to run the command confined (the OS sandbox's policy).
+	// An implementation that cannot confine it returns an error; it
+	// never runs it unconfined instead.
+	Sandbox bool
 }
 
 // ExecResult is what a finished command left.
@@ -81,16 +88,30 @@ type ExecResult struct {
 	// (BinaryBytes) rather than kept as lines.
 	Binary      bool
 	BinaryBytes int64
-	// LogPath is the full log of the run.
-	LogPath  string
+	// LogPath is the log of the run: every line, unless the log was
+	// capped (LogDroppedBytes) or could not be written in full (LogError).
+	LogPath string
+	// LogDroppedBytes counts the bytes left out of the middle of a log
+	// that passed its size cap (a marker in the log shows where).
+	LogDroppedBytes int64
+	// LogError is why the log is incomplete (a write failed: disk full),
+	// or "".
+	LogError string
 	Duration time.Duration
+	// Confined is set when the command ran in the sandbox.
+	Confined bool
+	// Blocked says what the sandbox blocked, when the implementation can
+	// tell from the run ("the sandbox blocked writing /home/u/x"), else "".
+	// Only a confined run sets it.
+	Blocked string
 }
 
 // Shell runs one shell command at a time per call; implementations are
 // safe for concurrent use by several tool calls.
 //
 // Execute runs command with bash semantics and waits for it. Cancelling
-// ctx terminates it (the whole process group: SIGTERM, then SIGKILL after
+// ctx terminates it (its whole process tree where the implementation can
+// find it, else its process group: SIGTERM, then SIGKILL after
 // ShellTerminateGrace) and Execute returns the partial result with
 // Cancelled set and a nil error. An error is returned only when the
 // command could not be run at all, or was refused: a permission decorator

@@ -74,6 +74,7 @@ type App struct {
 	active  *Thread
 	profile config.Profile
 	listing bool
+	agents  appAgents
 
 	// Written by thread goroutines, read by the app and by them.
 	sumMu       sync.Mutex
@@ -98,7 +99,10 @@ func NewApp(parent context.Context, opts config.Options, deps AppDeps) (*App, er
 	if deps.Broker != nil {
 		deps.Broker.SetOnChange(a.onApprovalChange)
 	}
+	var problems []string
+	a.agents, problems = newAppAgents(opts, deps.Tools)
 	go a.run()
+	a.warnAgents(problems)
 	a.do(func() { a.newThread() })
 	return a, nil
 }
@@ -115,6 +119,12 @@ func (a *App) Abort() { a.do(func() { a.active.Abort() }) }
 // NewThread starts a thread and shows it.
 func (a *App) NewThread() { a.do(func() { a.newThread() }) }
 
+// NewThreadIn starts a thread that works in env (a Docker container, say)
+// with systemPrompt, and shows it.
+func (a *App) NewThreadIn(env *capabilities.Environment, systemPrompt string) {
+	a.do(func() { a.newThreadIn(env, systemPrompt) })
+}
+
 // ShowThreads shows the thread list in the display buffer.
 func (a *App) ShowThreads() { a.do(a.showThreads) }
 
@@ -130,6 +140,9 @@ func (a *App) SetProfile(name string) { a.do(func() { a.setProfile(name) }) }
 func (a *App) SetOptions(opts config.Options) {
 	a.do(func() {
 		a.opts = opts
+		var problems []string
+		a.agents, problems = newAppAgents(opts, a.deps.Tools)
+		a.warnAgents(problems)
 		if p, ok := opts.Profile(a.profile.Name); ok {
 			a.profile = p
 		} else {
@@ -213,12 +226,10 @@ func (a *App) safely(f func()) {
 	f()
 }
 
-func (a *App) newThread() {
-	t, err := NewThread(a.ctx, a.profile, Deps{
-		Tools: a.deps.Tools, Env: a.deps.Env, Display: a.deps.Screen,
-		NewProvider: a.deps.NewProvider, SystemPrompt: a.deps.SystemPrompt,
-		OnSummary: a.onSummary, Broker: a.deps.Broker, ContextFiles: a.deps.ContextFiles,
-	})
+func (a *App) newThread() { a.newThreadIn(a.deps.Env, a.deps.SystemPrompt) }
+
+func (a *App) newThreadIn(env *capabilities.Environment, systemPrompt string) {
+	t, err := NewThread(a.ctx, a.profile, a.threadDeps(env, systemPrompt))
 	if err != nil {
 		a.deps.Screen.Notify("magenta: "+err.Error(), LevelError)
 		return
@@ -247,19 +258,73 @@ func (a *App) showThreads() {
 }
 
 func (a *App) selectThread(id string) {
-	var match *Thread
-	for _, t := range a.threads {
-		if t.ID == id || (id != "" && strings.HasPrefix(t.ID, id) && match == nil) {
-			match = t
-		}
-	}
-	if match == nil {
-		a.deps.Screen.Notify(fmt.Sprintf("magenta: no thread %q", id), LevelError)
+	match, candidates := a.findThread(id)
+	switch {
+	case match != nil:
+	case len(candidates) > 1:
+		a.deps.Screen.Notify(fmt.Sprintf("magenta: %d threads start with %q; give more of the id: %s",
+			len(candidates), id, strings.Join(candidates, ", ")), LevelError)
+		return
+	default:
+		a.deps.Screen.Notify(fmt.Sprintf("magenta: no thread %q (:Magenta threads lists them)", id), LevelError)
 		return
 	}
 	a.active = match
 	a.showActive()
 	match.Refresh()
+}
+
+// findThread finds the thread whose id is id or, failing that, the only
+// one whose id starts with id. When several do, it returns none and
+// describes each candidate (short id and title) instead: opening the
+// older one silently would show the user the wrong conversation.
+func (a *App) findThread(id string) (*Thread, []string) {
+	var prefixed []*Thread
+	for _, t := range a.threads {
+		if t.ID == id {
+			return t, nil
+		}
+		if id != "" && strings.HasPrefix(t.ID, id) {
+			prefixed = append(prefixed, t)
+		}
+	}
+	if len(prefixed) == 1 {
+		return prefixed[0], nil
+	}
+	ids := make([]string, len(a.threads))
+	for i, t := range a.threads {
+		ids[i] = t.ID
+	}
+	short := view.ShortIDs(ids)
+	a.sumMu.Lock()
+	defer a.sumMu.Unlock()
+	var candidates []string
+	for _, t := range prefixed {
+		title := a.summaries[t.ID].Title
+		if title == "" {
+			title = "New thread"
+		}
+		candidates = append(candidates, fmt.Sprintf("%s (%s)", short[t.ID], title))
+	}
+	return nil, candidates
+}
+
+// ThreadIDs returns the short unique id of every thread, oldest first,
+// for completing :Magenta thread. Safe to call from any goroutine.
+func (a *App) ThreadIDs() []string {
+	a.sumMu.Lock()
+	ids := make([]string, 0, len(a.summaries))
+	for id := range a.summaries {
+		ids = append(ids, id)
+	}
+	a.sumMu.Unlock()
+	sort.Strings(ids)
+	short := view.ShortIDs(ids)
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = short[id]
+	}
+	return out
 }
 
 func (a *App) setProfile(name string) {
@@ -335,6 +400,7 @@ func (a *App) onApprovalChange(threadID string, added *approval.Request) {
 	a.sumMu.Unlock()
 	if t != nil {
 		t.ApprovalsChanged()
+		kickAncestors(t)
 	}
 	if added != nil {
 		a.deps.Screen.NotifyIfHidden(fmt.Sprintf("magenta: waiting for your approval: %s (%s). Open the sidebar with :Magenta toggle.", firstLineOf(added.Subject), added.Reason))

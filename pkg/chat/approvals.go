@@ -58,7 +58,7 @@ func alwaysLabel(r approval.Request) string {
 	if r.NoAlways {
 		return ""
 	}
-	what := map[string]string{"bash": "this exact command", "web": "this host", "read": "this path"}[r.Kind]
+	what := map[string]string{"bash": "this exact command", "web": "this host", "read": "this path", "mcp": "this tool"}[r.Kind]
 	if what == "" {
 		what = "this request"
 	}

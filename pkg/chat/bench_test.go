@@ -108,7 +108,8 @@ func BenchmarkAppendDelta(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				if i > 0 && i%benchResetEvery == 0 {
 					b.StopTimer()
-					last.lines, last.last = strings.Split(base, "\n"), ""
+					last.lines = strings.Split(base, "\n")
+					last.last.Reset()
 					t.touch(last)
 					prev = t.frame()
 					b.StartTimer()

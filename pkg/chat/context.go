@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 
@@ -13,7 +14,8 @@ import (
 )
 
 // ContextFileMaxBytes caps a context file sent whole; larger files are
-// named with a pointer to get_file instead.
+// named with a pointer to get_file instead, after a stat and without
+// reading more than this (plus one byte, to notice a file that grew).
 const ContextFileMaxBytes = 200 << 10
 
 // contextFile is a file the user attached to the thread. sent is the
@@ -30,7 +32,7 @@ type (
 	// msgContextRead carries the user text and the context blocks read for
 	// it on a worker goroutine.
 	msgContextRead struct {
-		text    string
+		send    msgSend
 		blocks  []provider.Block
 		updated map[string]string // path → content now sent
 		missing map[string]bool
@@ -75,7 +77,7 @@ func (t *Thread) contextIndex(path string) int {
 
 // readContext reads the context files for a user message on a worker
 // goroutine (reading may go through Neovim) and reports back.
-func (t *Thread) readContext(text string) {
+func (t *Thread) readContext(send msgSend) {
 	files := make([]contextFile, len(t.context))
 	for i, c := range t.context {
 		files[i] = *c
@@ -84,7 +86,7 @@ func (t *Thread) readContext(text string) {
 	t.workers.Add(1)
 	go func() {
 		defer t.workers.Done()
-		msg := msgContextRead{text: text, updated: map[string]string{}, missing: map[string]bool{}}
+		msg := msgContextRead{send: send, updated: map[string]string{}, missing: map[string]bool{}}
 		for _, f := range files {
 			block, now, missing := contextBlock(t.ctx, fs, f)
 			if missing {
@@ -105,17 +107,20 @@ func contextBlock(ctx context.Context, fs capabilities.FileIO, f contextFile) (b
 	if fs == nil {
 		return "", "", false
 	}
-	data, err := fs.ReadFile(ctx, f.path)
+	data, err := readContextFile(ctx, fs, f.path)
+	var tooLarge *capabilities.TooLargeError
 	switch {
 	case errors.Is(err, capabilities.ErrNotExist):
 		if f.seen {
 			return fmt.Sprintf("Context file %s was deleted.", f.rel), "", true
 		}
 		return fmt.Sprintf("Context file %s does not exist.", f.rel), "", true
+	case errors.As(err, &tooLarge):
+		return fmt.Sprintf("Context file %s is %d bytes, too large to include (the limit is %d KB); read the parts you need with get_file.", f.rel, tooLarge.Size, ContextFileMaxBytes>>10), "", false
+	case errors.Is(err, capabilities.ErrNotRegular):
+		return fmt.Sprintf("Context file %s is not a regular file (a FIFO, device or socket); it is not included.", f.rel), "", false
 	case err != nil:
 		return fmt.Sprintf("Context file %s could not be read: %v", f.rel, err), "", false
-	case len(data) > ContextFileMaxBytes:
-		return fmt.Sprintf("Context file %s is %d bytes, too large to include; read the parts you need with get_file.", f.rel, len(data)), "", false
 	}
 	now = string(data)
 	switch {
@@ -127,6 +132,35 @@ func contextBlock(ctx context.Context, fs capabilities.FileIO, f contextFile) (b
 	return fmt.Sprintf("Context file %s changed since you last saw it:\n```diff\n%s```", f.rel, edit.Diff(f.rel, f.sent, now, 3)), now, false
 }
 
+// readContextFile reads path unless it is over ContextFileMaxBytes: the
+// size is checked first (a buffer's without copying its text) and at most
+// the cap plus one byte is read. Open refuses FIFOs and devices, which
+// would block the read forever; ctx ends the read with the thread.
+func readContextFile(ctx context.Context, fs capabilities.FileIO, path string) ([]byte, error) {
+	info, err := fs.Stat(ctx, path)
+	switch {
+	case err != nil:
+		return nil, err
+	case info.IsDir:
+		return nil, fmt.Errorf("%s: %w", path, capabilities.ErrIsDirectory)
+	case info.Size > ContextFileMaxBytes:
+		return nil, &capabilities.TooLargeError{Size: info.Size, Max: ContextFileMaxBytes}
+	}
+	r, err := fs.Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	data, err := io.ReadAll(io.LimitReader(r, ContextFileMaxBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > ContextFileMaxBytes {
+		return nil, &capabilities.TooLargeError{Size: int64(len(data)), Max: ContextFileMaxBytes}
+	}
+	return data, nil
+}
+
 // onContextRead sends the user's message with its context blocks first.
 func (t *Thread) onContextRead(m msgContextRead) {
 	for _, c := range t.context {
@@ -134,10 +168,10 @@ func (t *Thread) onContextRead(m msgContextRead) {
 			c.sent, c.seen = now, true
 		}
 	}
-	t.sendUser(m.text, m.blocks)
+	t.sendUser(m.send, m.blocks)
 	later := t.afterContext
 	t.afterContext = nil
-	for _, text := range later {
-		t.sendUser(text, nil) // queued behind the turn just started
+	for _, send := range later {
+		t.sendUser(send, nil) // queued behind the turn just started
 	}
 }

@@ -35,4 +35,6 @@ type Deps struct {
 	// ContextFiles reads the files the user attaches (no permission
 	// check: attaching is the user's consent); nil disables them.
 	ContextFiles capabilities.FileIO
+	// agents links the thread to the app's sub-agents (zero: none).
+	agents agentDeps
 }

@@ -15,4 +15,11 @@
 //
 // App owns the set of threads and the sidebar state, on its own
 // goroutine, and routes commands from the RPC edge.
+//
+// Sub-agents are threads too (subagents*.go): Thread implements
+// tools.Subagents, the App creates a spawn's children (a shallow copy of
+// the parent's Environment, the type's tools and profile), a per-parent
+// limiter starts them in spawn order, and children report to their parent
+// through a small record and a coalescing signal, never a blocking send,
+// so a parent and its children cannot wait for each other.
 package chat

@@ -30,14 +30,20 @@ type entry struct {
 	// streamed (tail), so a delta re-renders one line, not the reply.
 	head, tail *view.Section
 
-	text   string   // user, notice
-	lines  []string // assistant: finished lines (append-only)
-	last   string   // assistant: the line being streamed
-	queued bool     // user: waiting for the running turn to end
-	first  bool     // assistant: opens a reply
-	level  view.NoticeLevel
-	tool   view.ToolCall
-	toolID string // the provider's tool-use id
+	text  string   // user, notice
+	lines []string // assistant: finished lines (append-only)
+	// assistant: the line being streamed. A builder, because a reply can
+	// stream megabytes without a newline and += would copy it per delta.
+	last strings.Builder
+	// assistant: the file holding the whole block once it was saved,
+	// because the display folds it (see view.FoldAfterLines).
+	fullText string
+	queued   bool         // user: waiting for the running turn to end
+	attached []Attachment // user: what the message's @-mentions expanded to
+	first    bool         // assistant: opens a reply
+	level    view.NoticeLevel
+	tool     view.ToolCall
+	toolID   string // the provider's tool-use id
 	// A running tool call: its own cancel (terminate), its live status,
 	// when it started, and the description its tool gave.
 	cancel  context.CancelFunc
@@ -45,6 +51,8 @@ type entry struct {
 	liveSeq uint64
 	started time.Time
 	desc    string
+	// subagents are drawn in a spawn or wait call.
+	subagents []*subagent
 }
 
 func (t *Thread) newEntry(kind entryKind) *entry {
@@ -63,6 +71,22 @@ func (t *Thread) touch(e *entry) {
 	if e.index < t.settledN {
 		t.unsettle()
 	}
+}
+
+// removeEntry takes e out of the thread (a notice that no longer holds).
+func (t *Thread) removeEntry(e *entry) {
+	if e.index >= len(t.entries) || t.entries[e.index] != e {
+		return
+	}
+	t.entries = append(t.entries[:e.index], t.entries[e.index+1:]...)
+	for i := e.index; i < len(t.entries); i++ {
+		t.entries[i].index = i
+	}
+	if t.turn != nil && t.turn.firstEntry > e.index {
+		t.turn.firstEntry--
+	}
+	t.unsettle()
+	t.dirty = true
 }
 
 // unsettle drops the settled prefix; the next frame builds a new one in
@@ -89,11 +113,12 @@ func (t *Thread) appendText(e *entry, text string) {
 		if i < 0 {
 			break
 		}
-		e.lines = append(e.lines, e.last+text[:i])
-		e.last, text = "", text[i+1:]
+		e.lines = append(e.lines, e.last.String()+text[:i])
+		e.last.Reset()
+		text = text[i+1:]
 		e.head = nil
 	}
-	e.last += text
+	e.last.WriteString(text)
 	e.tail = nil
 	t.dirty = true
 	if e.index < t.settledN {
@@ -104,19 +129,19 @@ func (t *Thread) appendText(e *entry, text string) {
 // assistantText is the reply as streamed.
 func (e *entry) assistantText() string {
 	if len(e.lines) == 0 {
-		return e.last
+		return e.last.String()
 	}
-	return strings.Join(e.lines, "\n") + "\n" + e.last
+	return strings.Join(e.lines, "\n") + "\n" + e.last.String()
 }
 
 // render appends e's sections to out, rendering those that changed.
 func (t *Thread) render(out []*view.Section, e *entry) []*view.Section {
 	if e.kind == entryAssistant {
 		if e.head == nil {
-			e.head = view.RenderAssistantHead(e.id+"h", t.nextVersion(), e.lines, e.first)
+			e.head = view.RenderAssistantHead(e.id+"h", t.nextVersion(), e.lines, e.first, e.fullText)
 		}
 		if e.tail == nil {
-			e.tail = view.RenderAssistantTail(e.id+"t", t.nextVersion(), e.last)
+			e.tail = view.RenderAssistantTail(e.id+"t", t.nextVersion(), e.last.String())
 		}
 		return append(out, e.head, e.tail)
 	}
@@ -124,7 +149,7 @@ func (t *Thread) render(out []*view.Section, e *entry) []*view.Section {
 		v := t.nextVersion()
 		switch e.kind {
 		case entryUser:
-			e.head = view.RenderUser(e.id, v, e.text, e.queued)
+			e.head = view.RenderUser(e.id, v, shownText(e.text, e.attached), e.queued)
 		case entryTool:
 			e.head = view.RenderToolCall(t.ID, e.id, v, e.tool)
 		default:
@@ -141,7 +166,10 @@ func (t *Thread) render(out []*view.Section, e *entry) []*view.Section {
 // delta costs work for the live entries of this turn, not for the whole
 // history (view.Diff skips the shared prefix at once).
 func (t *Thread) frame() *view.Frame {
-	header := view.Header{Title: t.title, Profile: t.profile.Name, Provider: t.profile.Provider, Model: t.profile.Model}
+	header := t.parentHeader(view.Header{Title: t.title, Profile: t.profile.Name, Provider: t.profile.Provider, Model: t.profile.Model, Usage: t.usage})
+	if env := t.deps.Env; env != nil && env.Banner != nil {
+		header.Env = env.Banner()
+	}
 	if header != t.header.value || t.header.section == nil {
 		t.header.value = header
 		t.header.section = view.RenderHeader("header", t.nextVersion(), header)

@@ -75,10 +75,14 @@ func (s *recordingScreen) text() string {
 }
 
 // waitFor waits until cond holds for the shown text, failing after a
-// deadline with the last text seen.
+// deadline with the last text seen. It re-checks on every screen change
+// and on a short tick, for conditions on state other than the screen
+// (thread summaries are recorded after the frame that shows them).
 func (s *recordingScreen) waitFor(t *testing.T, what string, cond func(text string) bool) string {
 	t.Helper()
-	deadline := time.After(5 * time.Second)
+	deadline := time.After(30 * time.Second)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
 	for {
 		s.mu.Lock()
 		ch := s.changed
@@ -88,6 +92,7 @@ func (s *recordingScreen) waitFor(t *testing.T, what string, cond func(text stri
 		}
 		select {
 		case <-ch:
+		case <-tick.C:
 		case <-deadline:
 			t.Fatalf("timed out waiting for %s; display:\n%s", what, s.text())
 		}

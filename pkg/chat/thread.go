@@ -52,19 +52,29 @@ type Thread struct {
 	settled     []*view.Section
 	settledEnds []int
 	settledN    int
+	// urgent marks the next published frame as one to draw at once (the
+	// first text of a reply).
+	urgent bool
 	// context holds the files the user attached; readingContext is set
 	// while a worker reads them for a message.
 	context        []*contextFile
 	readingContext bool
-	afterContext   []string
+	afterContext   []msgSend
 	contextVersion int // bumped when context changes
 	ctxSec         cachedSection[int]
 	status         cachedSection[string]
 	lastSum        view.ThreadSummary
+	// agents is the thread's sub-agents, and itself as one.
+	agents threadAgents
+	// usage is what the thread's requests used so far (see countUsage).
+	usage view.Usage
 }
 
 type (
-	msgSend       struct{ text string }
+	msgSend struct {
+		text     string
+		attached []Attachment // what its @-mentions expanded to
+	}
 	msgAbort      struct{}
 	msgAction     struct{ action view.Action }
 	msgApprovals  struct{}
@@ -98,13 +108,14 @@ func NewThread(parent context.Context, profile config.Profile, deps Deps) (*Thre
 		inbox: make(chan any, inboxSize), approvals: make(chan struct{}, 1),
 		ctx: ctx, cancel: cancel, done: make(chan struct{}),
 		profile: profile, providers: map[string]provider.Provider{},
+		agents: newThreadAgents(deps.agents),
 	}
 	go t.run()
 	return t, nil
 }
 
 // Send queues a user message.
-func (t *Thread) Send(text string) { t.enqueue(msgSend{text}) }
+func (t *Thread) Send(text string) { t.enqueue(msgSend{text: text}) }
 
 // Abort stops the running turn, if any.
 func (t *Thread) Abort() { t.enqueue(msgAbort{}) }
@@ -137,9 +148,14 @@ func (t *Thread) Close() {
 	<-t.done
 }
 
+// enqueue delivers m unless the thread is closing. Waiting on ctx and not
+// only on done matters: run closes done only after its workers have
+// returned, so a worker blocked on a full inbox that waited for done alone
+// would wait for itself (Close would never return).
 func (t *Thread) enqueue(m any) {
 	select {
 	case t.inbox <- m:
+	case <-t.ctx.Done():
 	case <-t.done:
 	}
 }
@@ -157,6 +173,9 @@ func (t *Thread) run() {
 			return
 		case <-t.approvals:
 			t.handleSafely(msgApprovals{})
+			t.publish(false)
+		case <-t.agents.kick:
+			t.handleSafely(msgKick{})
 			t.publish(false)
 		case m := <-t.inbox:
 			t.handleSafely(m)
@@ -191,7 +210,7 @@ func (t *Thread) handle(m any) {
 	switch m := m.(type) {
 	case nil:
 	case msgSend:
-		t.onSend(m.text)
+		t.onSend(m)
 	case msgAbort:
 		t.onAbort()
 	case msgAction:
@@ -227,6 +246,8 @@ func (t *Thread) handle(m any) {
 		t.onRemoveContext(m.path)
 	case msgContextRead:
 		t.onContextRead(m)
+	case threadMsg:
+		m.apply(t)
 	default:
 		slog.Error("thread: unknown message", "type", fmt.Sprintf("%T", m))
 	}
@@ -261,8 +282,14 @@ func (t *Thread) publish(force bool) {
 		return
 	}
 	t.dirty = false
-	t.deps.Display.Publish(t.ID, t.frame())
-	sum := view.ThreadSummary{ID: t.ID, Title: t.title, Status: t.statusWord(), Profile: t.profile.Name}
+	f := t.frame()
+	f.Urgent, t.urgent = t.urgent, false
+	t.deps.Display.Publish(t.ID, f)
+	sum := view.ThreadSummary{ID: t.ID, Title: t.title, Status: t.statusWord(), Profile: t.profile.Name, ParentID: t.parentID()}
+	if env := t.deps.Env; env != nil && env.Name != "" && env.Name != "local" {
+		sum.Env = env.Name
+	}
+	t.reportSubagent()
 	if sum != t.lastSum && t.deps.OnSummary != nil {
 		t.lastSum = sum
 		t.deps.OnSummary(sum)

@@ -143,7 +143,9 @@ func TestAbortWhileToolsRunAnswersEveryToolUse(t *testing.T) {
 	call.ToolUse("tu_2", "wait", map[string]string{})
 	call.Stop(provider.StopToolUse)
 	<-started
-	h.screen.waitForText(t, "# Two")
+	// The title shows when the tool asks for it, before its result is
+	// recorded: wait for the result, so abort finds tu_1 finished.
+	h.screen.waitForText(t, "✓ thread_title")
 	h.app.Abort()
 	h.screen.waitForText(t, "✗ wait: aborted")
 	h.screen.waitForText(t, "ready")
@@ -219,7 +221,7 @@ func TestThreadsAndProfiles(t *testing.T) {
 	h.screen.waitFor(t, "new thread", func(string) bool { return h.app.ActiveThreadID() != first })
 	h.app.ShowThreads()
 	h.screen.waitForText(t, "# Threads")
-	line := h.screen.lineOf(t, "1. New thread")
+	line := h.screen.lineOf(t, "1. ")
 	h.app.Key(view.KeyActivate, line)
 	h.screen.waitFor(t, "switch back", func(string) bool { return h.app.ActiveThreadID() == first })
 	h.screen.waitForText(t, "profile slow")
@@ -240,4 +242,58 @@ func TestProviderPanicIsReported(t *testing.T) {
 	app.Send("hi")
 	screen.waitForText(t, "internal error: boom")
 	screen.waitForText(t, "ready")
+}
+
+// Thread ids are UUIDv7: threads made within a minute share their first 8
+// characters. A prefix that matches several threads names them instead of
+// opening one; the short ids the list shows are unique.
+func TestAmbiguousThreadPrefixNamesTheCandidates(t *testing.T) {
+	h := newHarness(t, nil)
+	first := h.app.ActiveThreadID()
+	h.app.NewThread()
+	h.screen.waitFor(t, "new thread", func(string) bool { return h.app.ActiveThreadID() != first })
+	second := h.app.ActiveThreadID()
+	require.Equal(t, first[:8], second[:8], "UUIDv7 ids made together share their first 8 characters")
+
+	h.app.SelectThread(first[:8])
+	h.screen.waitFor(t, "ambiguity reported", func(string) bool {
+		h.screen.mu.Lock()
+		defer h.screen.mu.Unlock()
+		return len(h.screen.notes) > 0
+	})
+	h.screen.mu.Lock()
+	note := h.screen.notes[0]
+	h.screen.mu.Unlock()
+	assert.Contains(t, note, `2 threads start with "`+first[:8]+`"`)
+	assert.Equal(t, second, h.app.ActiveThreadID(), "nothing was opened")
+
+	var ids []string
+	h.screen.waitFor(t, "both summaries", func(string) bool { ids = h.app.ThreadIDs(); return len(ids) == 2 })
+	assert.NotEqual(t, ids[0], ids[1])
+	assert.True(t, strings.HasPrefix(first, ids[0]), "oldest first: %v", ids)
+	assert.Contains(t, note, ids[0]+" (New thread)")
+	h.app.SelectThread(ids[0])
+	h.screen.waitFor(t, "switched by short id", func(string) bool { return h.app.ActiveThreadID() == first })
+
+	h.app.ShowThreads()
+	h.screen.waitForText(t, ids[1]+"  New thread")
+}
+
+// A tool call whose input was not valid JSON (the adapters wrap it under
+// provider.InvalidArgumentsKey) tells the model so, quoting what it sent,
+// and the block says it instead of drawing an empty command line.
+func TestInvalidToolInputIsReportedToTheModelAndShown(t *testing.T) {
+	h := newHarness(t, nil)
+	h.app.Send("list files")
+	call := h.fake.Next(t)
+	call.ToolUse("tu_bad", "bash_command", map[string]string{provider.InvalidArgumentsKey: `{"command": "ls -la}`})
+	call.Stop(provider.StopToolUse)
+
+	next := h.fake.Next(t)
+	msgs := next.Request.Messages
+	result := msgs[len(msgs)-1].Content[0]
+	assert.True(t, result.IsError)
+	assert.Contains(t, result.Result[0].Text, `your input was not valid JSON (a JSON object was expected); it was: {"command": "ls -la}`)
+	h.screen.waitForText(t, "bash_command: input was not valid JSON")
+	next.Reply("sorry")
 }

@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"fmt"
+	"github.com/magenta-nvim/magenta/pkg/capabilities"
 	"strings"
 	"time"
 
@@ -45,13 +46,17 @@ type msgTick struct{ turn int }
 func (t *Thread) startTool(tr *turn, e *entry, b provider.Block) {
 	ctx, cancel := context.WithCancel(tr.ctx)
 	e.cancel, e.live, e.started = cancel, &tools.Live{}, time.Now()
-	if tool, ok := t.deps.Tools.Tool(b.ToolName); ok {
+	if excerpt, bad := tools.InvalidInput(b.Input); bad {
+		// Say so in the block, instead of an empty "$ " line.
+		e.desc, e.tool.Detail = "input was not valid JSON", excerpt
+		e.tool.Summary = e.desc
+	} else if tool, ok := t.deps.Tools.Tool(b.ToolName); ok {
 		if d, ok := tool.(tools.Describer); ok {
 			e.desc, e.tool.Detail = d.Describe(b.Input)
 			e.tool.Summary = e.desc
 		}
 	}
-	call := tools.Call{ID: b.ToolUseID, ThreadID: t.ID, Input: b.Input, Env: t.deps.Env, Thread: t, Live: e.live}
+	call := tools.Call{ID: b.ToolUseID, ThreadID: t.ID, Input: b.Input, Env: t.deps.Env, Thread: t, Subagents: t, Live: e.live}
 	name := b.ToolName
 	t.workers.Add(1)
 	go func() {
@@ -100,6 +105,7 @@ func (t *Thread) onTick() {
 			t.touch(e)
 		}
 	}
+	t.refreshSubagentLines()
 }
 
 // finishTool records a tool call's result in its entry.
@@ -130,8 +136,9 @@ func firstLineOf(s string) string {
 	return s
 }
 
-func toolSpecs(r *tools.Registry) []provider.ToolSpec {
-	specs := r.Specs()
+// toolSpecs lists the tools env can serve now (see Registry.OfferedIn).
+func toolSpecs(r *tools.Registry, env *capabilities.Environment) []provider.ToolSpec {
+	specs := r.OfferedIn(env)
 	out := make([]provider.ToolSpec, len(specs))
 	for i, s := range specs {
 		out[i] = provider.ToolSpec{Name: s.Name, Description: s.Description, InputSchema: s.InputSchema}

@@ -33,6 +33,10 @@ type turn struct {
 	cancel     context.CancelFunc
 	phase      turnPhase
 	retry      string // the latest retry notice, shown in the status line
+	// retryNote is the one notice that shows the retries of the current
+	// request, updated in place and removed once they are over.
+	retryNote *entry
+	attempts  int // the attempts made of the current request
 
 	// The current stream, by the provider's block index.
 	texts    map[int]*entry
@@ -45,37 +49,43 @@ type turn struct {
 	pending []*entry
 	results map[string]toolResult
 	ticking bool
+	// How the turn ended, for a sub-agent's result.
+	aborted bool
+	failure string
+	// What the turn's requests used, and how many reported it.
+	usage    view.Usage
+	requests int
 }
 
-func (t *Thread) onSend(text string) {
-	if strings.TrimSpace(text) == "" {
+func (t *Thread) onSend(m msgSend) {
+	if strings.TrimSpace(m.text) == "" {
 		return
 	}
 	if t.readingContext {
 		// The first message waits for its context: keep the order.
-		t.afterContext = append(t.afterContext, text)
+		t.afterContext = append(t.afterContext, m)
 		return
 	}
 	if t.turn == nil && len(t.context) > 0 {
 		t.readingContext = true
-		t.readContext(text)
+		t.readContext(m)
 		return
 	}
-	t.sendUser(text, nil)
+	t.sendUser(m, nil)
 }
 
 // sendUser shows and sends a user message, after the context blocks read
 // for it; during a turn it is queued.
-func (t *Thread) sendUser(text string, contextBlocks []provider.Block) {
+func (t *Thread) sendUser(m msgSend, contextBlocks []provider.Block) {
 	t.readingContext = false
 	e := t.newEntry(entryUser)
-	e.text = text
+	e.text, e.attached = m.text, m.attached
 	if t.turn != nil {
 		e.queued = true
 		t.queued = append(t.queued, e)
 		return
 	}
-	t.appendMessage(provider.Message{Role: provider.RoleUser, Content: append(contextBlocks, provider.TextBlock(text))})
+	t.appendMessage(provider.Message{Role: provider.RoleUser, Content: append(append(contextBlocks, attachmentBlocks(m.attached)...), provider.TextBlock(m.text))})
 	t.startTurn()
 }
 
@@ -105,13 +115,13 @@ func (t *Thread) providerFor() (provider.Provider, error) {
 
 func (t *Thread) startStream() {
 	tr := t.turn
-	tr.phase, tr.retry, tr.anyText = phaseWaiting, "", false
+	tr.phase, tr.retry, tr.anyText, tr.attempts = phaseWaiting, "", false, 1
 	tr.texts, tr.tools = map[int]*entry{}, map[int]*entry{}
 	req := provider.Request{
 		Model:     t.profile.Model,
 		System:    t.deps.SystemPrompt,
 		Messages:  append([]provider.Message(nil), t.messages...),
-		Tools:     toolSpecs(t.deps.Tools),
+		Tools:     toolSpecs(t.deps.Tools, t.deps.Env),
 		MaxTokens: t.profile.MaxTokens,
 	}
 	t.dirty = true
@@ -141,16 +151,19 @@ func (t *Thread) onStreamEvent(ev provider.Event) {
 	switch ev := ev.(type) {
 	case provider.TextDelta:
 		tr.phase, tr.retry = phaseStreaming, ""
+		t.dropRetryNote()
 		e, ok := tr.texts[ev.Index]
 		if !ok {
 			e = t.newEntry(entryAssistant)
 			e.first = !tr.anyText
+			t.urgent = t.urgent || !tr.anyText
 			tr.anyText = true
 			tr.texts[ev.Index] = e
 		}
 		t.appendText(e, ev.Text)
 	case provider.ToolUseStart:
 		tr.phase, tr.retry = phaseStreaming, ""
+		t.dropRetryNote()
 		e := t.newEntry(entryTool)
 		e.toolID = ev.ID
 		e.tool = view.ToolCall{Name: ev.Name, Status: view.ToolPreparing}
@@ -163,21 +176,34 @@ func (t *Thread) onStreamEvent(ev provider.Event) {
 			}
 		}
 	case provider.Retrying:
-		tr.retry = fmt.Sprintf("%v; retrying in %s (attempt %d of %d)", ev.Err, ev.Delay.Round(time.Second), ev.Attempt, ev.MaxAttempts)
-		t.notice(view.NoticeWarning, tr.retry)
+		tr.retry = fmt.Sprintf("%v; attempt %d of %d, next try in %s", ev.Err, ev.Attempt, ev.MaxAttempts, ev.Delay.Round(100*time.Millisecond))
+		tr.attempts = ev.Attempt
+		if tr.retryNote == nil {
+			t.notice(view.NoticeWarning, tr.retry)
+			tr.retryNote = t.entries[len(t.entries)-1]
+		} else {
+			tr.retryNote.text = tr.retry
+			t.touch(tr.retryNote)
+		}
 	}
 	t.dirty = true
 }
 
 func (t *Thread) onStreamDone(resp *provider.Response, err error) {
 	tr := t.turn
+	t.saveFoldedTexts()
+	t.dropRetryNote()
 	if err != nil {
+		streamed := tr.anyText || len(tr.tools) > 0
 		t.keepPartialText()
-		t.notice(view.NoticeError, describeError(err, t.profile.Name))
+		tr.failure = describeError(err, t.profile.Name, tr.attempts, streamed)
+		t.notice(view.NoticeError, tr.failure)
 		t.endTurn(false)
 		return
 	}
 	t.appendMessage(resp.Message)
+	t.agents.tokens += resp.Usage.InputTokens + resp.Usage.OutputTokens
+	t.countUsage(resp.Usage)
 	uses := toolUses(resp.Message)
 	if len(uses) == 0 {
 		if resp.StopReason == provider.StopMaxTokens {
@@ -224,6 +250,10 @@ func (t *Thread) onToolDone(id string, res toolResult) {
 		return
 	}
 	t.appendToolResults()
+	if t.yieldedNow() {
+		t.endTurn(true)
+		return
+	}
 	t.startStream()
 }
 
@@ -243,10 +273,12 @@ func (t *Thread) appendToolResults() {
 }
 
 func (t *Thread) onAbort() {
+	t.abortSubagents()
 	tr := t.turn
 	if tr == nil {
 		return
 	}
+	tr.aborted = true
 	tr.cancel()
 	switch tr.phase {
 	case phaseTools:
@@ -259,10 +291,33 @@ func (t *Thread) onAbort() {
 		}
 		t.appendToolResults()
 	default:
+		t.saveFoldedTexts()
 		t.keepPartialText()
 	}
 	t.notice(view.NoticeInfo, "aborted")
 	t.endTurn(false)
+}
+
+// saveFoldedTexts writes the full text of each block of the stream that
+// the display folds, so its fold marker can name the file. Without a
+// place to save (no Artifacts) the text stays only in the conversation.
+func (t *Thread) saveFoldedTexts() {
+	tr := t.turn
+	if t.deps.Env == nil || t.deps.Env.Artifacts == nil {
+		return
+	}
+	for _, e := range tr.texts {
+		if e.fullText != "" || !view.Folded(e.lines, e.last.String()) {
+			continue
+		}
+		path, err := t.deps.Env.Artifacts.Save(t.ID, e.id, "reply.md", []byte(e.assistantText()))
+		if err != nil {
+			slog.Warn("saving a folded reply failed", "thread", t.ID, "err", err)
+			continue
+		}
+		e.fullText = path
+		t.touch(e)
+	}
 }
 
 // keepPartialText records what the model streamed before a stream ended
@@ -296,6 +351,9 @@ func (t *Thread) keepPartialText() {
 // the next turn; otherwise they join the history and go with the next
 // message the user sends.
 func (t *Thread) endTurn(clean bool) {
+	ended := t.turn
+	defer t.subagentTurnEnded(ended, clean)
+	t.noteTurnUsage(ended)
 	t.turn.cancel()
 	t.turn = nil
 	t.dirty = true
@@ -306,6 +364,7 @@ func (t *Thread) endTurn(clean bool) {
 	for _, e := range t.queued {
 		e.queued = false
 		t.touch(e)
+		blocks = append(blocks, attachmentBlocks(e.attached)...)
 		blocks = append(blocks, provider.TextBlock(e.text))
 	}
 	t.queued = nil
@@ -347,18 +406,42 @@ func toolUses(m provider.Message) []provider.Block {
 	return uses
 }
 
-func describeError(err error, profile string) string {
+// describeError says what ended a request: after how many attempts, and
+// that the partial reply is kept only when something was streamed.
+func describeError(err error, profile string, attempts int, streamed bool) string {
 	var missing *provider.MissingKeyError
 	var pe *provider.Error
+	var idle *provider.IdleTimeoutError
+	tail := "\nSend a message to try again."
+	if streamed {
+		tail = "\nWhat was streamed is kept; send a message to go on."
+	}
+	after := ""
+	if attempts > 1 {
+		after = fmt.Sprintf(" after %d attempts", attempts)
+	}
 	switch {
 	case errors.As(err, &missing):
 		return err.Error()
+	case errors.As(err, &idle):
+		return fmt.Sprintf("the reply stalled and was given up%s: %v; the limit is idleTimeout in profile %q.%s", after, idle, profile, tail)
 	case errors.As(err, &pe) && pe.Kind == provider.ErrAuth:
 		return fmt.Sprintf("the provider refused the API key of profile %q: %v", profile, err)
 	case errors.As(err, &pe) && pe.Kind == provider.ErrConnection:
-		return fmt.Sprintf("the connection to the provider failed: %v\nWhat was streamed is kept; send a message to go on.", err)
+		return fmt.Sprintf("the connection to the provider failed%s: %v%s", after, err, tail)
 	}
-	return fmt.Sprintf("the request failed: %v\nWhat was streamed is kept; send a message to go on.", err)
+	return fmt.Sprintf("the request failed%s: %v%s", after, err, tail)
+}
+
+// dropRetryNote removes the retry notice of the current request: once
+// the request has gone through, or failed for good, it says nothing true.
+func (t *Thread) dropRetryNote() {
+	tr := t.turn
+	if tr == nil || tr.retryNote == nil {
+		return
+	}
+	t.removeEntry(tr.retryNote)
+	tr.retryNote = nil
 }
 
 func (t *Thread) statusText() string {

@@ -3,6 +3,7 @@ package config
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 	"time"
@@ -27,6 +28,51 @@ type Profile struct {
 	// BaseURL an empty value means no key is needed.
 	APIKeyEnvVar string `json:"apiKeyEnvVar,omitempty"`
 	MaxTokens    int    `json:"maxTokens,omitempty"`
+	// IdleTimeout is how many seconds a reply stream may stay silent
+	// before it is abandoned; 0 means provider.DefaultIdleTimeout.
+	IdleTimeout float64 `json:"idleTimeout,omitempty"`
+	// Pricing turns token counts into cost; nil shows tokens only.
+	Pricing *Pricing `json:"pricing,omitempty"`
+}
+
+// Pricing is what a profile's model costs, in USD per million tokens.
+// A cache price left out costs as much as an uncached input token, so the
+// cost shown is never less than what was billed.
+type Pricing struct {
+	Input      float64  `json:"input"`
+	Output     float64  `json:"output"`
+	CacheRead  *float64 `json:"cacheRead,omitempty"`
+	CacheWrite *float64 `json:"cacheWrite,omitempty"`
+}
+
+// CacheReadPrice is the price of a token read from the prompt cache.
+func (p Pricing) CacheReadPrice() float64 {
+	if p.CacheRead != nil {
+		return *p.CacheRead
+	}
+	return p.Input
+}
+
+// CacheWritePrice is the price of a token written to the prompt cache.
+func (p Pricing) CacheWritePrice() float64 {
+	if p.CacheWrite != nil {
+		return *p.CacheWrite
+	}
+	return p.Input
+}
+
+// validate names the first price that is negative or not finite.
+func (p Pricing) validate(where string) error {
+	prices := []struct {
+		name  string
+		value *float64
+	}{{"input", &p.Input}, {"output", &p.Output}, {"cacheRead", p.CacheRead}, {"cacheWrite", p.CacheWrite}}
+	for _, pr := range prices {
+		if pr.value != nil && !(*pr.value >= 0 && *pr.value <= math.MaxFloat64) {
+			return fmt.Errorf("%s.pricing.%s: must be a non-negative number of USD per million tokens, got %v", where, pr.name, *pr.value)
+		}
+	}
+	return nil
 }
 
 // KeyEnvVar returns the variable to read the API key from and whether a
@@ -50,6 +96,12 @@ type Shell struct {
 	LogRoot string `json:"logRoot,omitempty"`
 	// MaxTimeout caps bash_command's timeout, in seconds.
 	MaxTimeout float64 `json:"maxTimeout,omitempty"`
+	// LogMaxBytes caps one command's log (head and tail kept).
+	LogMaxBytes int64 `json:"logMaxBytes,omitempty"`
+	// LogQuotaBytes caps all threads' files under the log root.
+	LogQuotaBytes int64 `json:"logQuotaBytes,omitempty"`
+	// LogMaxAgeDays is how long a thread's files are kept.
+	LogMaxAgeDays float64 `json:"logMaxAgeDays,omitempty"`
 	// Rules are extra permission rules, decoded by package bashperm.
 	Rules json.RawMessage `json:"rules,omitempty"`
 }
@@ -82,6 +134,13 @@ type Options struct {
 	Shell    Shell     `json:"shell,omitempty"`
 	Grep     Grep      `json:"grep,omitempty"`
 	Files    Files     `json:"files,omitempty"`
+	Sandbox  Sandbox   `json:"sandbox,omitempty"`
+	// Environment is where new threads work by default.
+	Environment Environment `json:"environment,omitempty"`
+	// Subagents configures sub-agents (spawn_subagents).
+	Subagents Subagents `json:"subagents,omitempty"`
+	// MCPServers are the Model Context Protocol servers by name.
+	MCPServers map[string]MCPServer `json:"mcpServers,omitempty"`
 	// SystemPrompt is appended to magenta's own system prompt.
 	SystemPrompt string `json:"systemPrompt,omitempty"`
 	LogLevel     string `json:"logLevel,omitempty"`
@@ -122,6 +181,14 @@ func (o Options) Validate() error {
 		if p.MaxTokens < 0 {
 			return fmt.Errorf("%s.maxTokens: must be positive", where)
 		}
+		if p.IdleTimeout < 0 {
+			return fmt.Errorf("%s.idleTimeout: must be positive", where)
+		}
+		if p.Pricing != nil {
+			if err := p.Pricing.validate(where); err != nil {
+				return err
+			}
+		}
 		if p.BaseURL != "" && !strings.HasPrefix(p.BaseURL, "http://") && !strings.HasPrefix(p.BaseURL, "https://") {
 			return fmt.Errorf("%s.baseUrl: %q must start with http:// or https://", where, p.BaseURL)
 		}
@@ -134,10 +201,22 @@ func (o Options) Validate() error {
 			return fmt.Errorf("magenta options: files.rules[%d].path: %q must be an absolute path", i+1, r.Path)
 		}
 	}
+	if err := o.Environment.validate(); err != nil {
+		return err
+	}
+	if err := o.Sandbox.validate(); err != nil {
+		return err
+	}
+	if o.Shell.LogMaxBytes < 0 || o.Shell.LogQuotaBytes < 0 || o.Shell.LogMaxAgeDays < 0 {
+		return fmt.Errorf("magenta options: shell.logMaxBytes, shell.logQuotaBytes and shell.logMaxAgeDays must not be negative")
+	}
 	if o.Shell.LogRoot != "" && !filepath.IsAbs(o.Shell.LogRoot) {
 		return fmt.Errorf("magenta options: shell.logRoot: %q must be an absolute path", o.Shell.LogRoot)
 	}
-	return nil
+	if err := o.validateMCP(); err != nil {
+		return err
+	}
+	return o.validateSubagents()
 }
 
 // Profile returns the profile called name.
@@ -153,6 +232,11 @@ func (o Options) Profile(name string) (Profile, bool) {
 // MaxShellTimeout is Shell.MaxTimeout as a duration (0 when unset).
 func (o Options) MaxShellTimeout() time.Duration {
 	return time.Duration(o.Shell.MaxTimeout * float64(time.Second))
+}
+
+// LogMaxAge is Shell.LogMaxAgeDays as a duration (0 when unset).
+func (o Options) LogMaxAge() time.Duration {
+	return time.Duration(o.Shell.LogMaxAgeDays * float64(24*time.Hour))
 }
 
 // LogRoot is the configured log root or the default.

@@ -16,6 +16,12 @@ func TestDecode(t *testing.T) {
 		{`{"profiles":[{"name":"a","provider":"openai","model":""}]}`, "profiles[1].model: must be a non-empty string"},
 		{`{"profiles":[{"name":"a","provider":"openai","model":"m","baseUrl":"localhost:1"}]}`, "baseUrl: \"localhost:1\" must start with http:// or https://"},
 		{`{"profiles":[{"name":"a","provider":"openai","model":"m","maxTokens":-1}]}`, "maxTokens: must be positive"},
+		{`{"profiles":[{"name":"a","provider":"openai","model":"m","idleTimeout":-1}]}`, "idleTimeout: must be positive"},
+		{`{"profiles":[{"name":"a","provider":"openai","model":"m","pricing":{"input":3,"output":15,"cacheRead":0.3,"cacheWrite":3.75}}]}`, ""},
+		{`{"profiles":[{"name":"a","provider":"openai","model":"m","pricing":{"input":0,"output":0}}]}`, ""},
+		{`{"profiles":[{"name":"a","provider":"openai","model":"m","pricing":{"input":-1,"output":15}}]}`, "profiles[1].pricing.input: must be a non-negative number"},
+		{`{"profiles":[{"name":"a","provider":"openai","model":"m","pricing":{"input":1,"output":1,"cacheWrite":-0.5}}]}`, "profiles[1].pricing.cacheWrite: must be a non-negative number"},
+		{`{"profiles":[{"name":"a","provider":"openai","model":"m","pricing":{"input":"3"}}]}`, "magenta options: json"},
 		{`{"profiles":"x"}`, "magenta options: json"},
 		{`not json`, "magenta options:"},
 	}
@@ -56,4 +62,13 @@ func FuzzDecode(f *testing.F) {
 			t.Fatal("valid options without a profile")
 		}
 	})
+}
+
+// A cache price left out costs as an uncached input token.
+func TestPricingCachePricesDefaultToInput(t *testing.T) {
+	o, err := Decode([]byte(`{"profiles":[{"name":"a","provider":"anthropic","model":"m","pricing":{"input":3,"output":15,"cacheRead":0.3}}]}`))
+	assert.NoError(t, err)
+	p := o.Profiles[0].Pricing
+	assert.Equal(t, 0.3, p.CacheReadPrice())
+	assert.Equal(t, 3.0, p.CacheWritePrice())
 }

@@ -15,10 +15,12 @@ import (
 )
 
 // startShell opens the sidebar with command logs under the test's
-// directory; commands run with the real local shell in n.Dir.
+// directory; commands run with the real local shell in n.Dir, without
+// the sandbox (these tests are about approvals: sandbox_test.go has the
+// confined runs).
 func startShell(t *testing.T, bin string) (*nvimtest.Nvim, *providertest.Fake) {
 	n, fake := start(t, bin)
-	n.Setup(`{ shell = { logRoot = "` + filepath.Join(n.Dir, "logs") + `" } }`)
+	n.Setup(`{ shell = { logRoot = "` + filepath.Join(n.Dir, "logs") + `" }, sandbox = { enabled = false } }`)
 	n.Command("Magenta toggle")
 	n.WaitForText("display", "# New thread")
 	return n, fake

@@ -29,7 +29,7 @@ func benchFrame(lines int) *view.Frame {
 		if (history-i)%2 == 1 {
 			ss = append(ss, view.RenderUser(id, version, text(i), false))
 		} else {
-			ss = append(ss, view.RenderAssistantHead(id, version, strings.Split(text(i), "\n"), true))
+			ss = append(ss, view.RenderAssistantHead(id, version, strings.Split(text(i), "\n"), true, ""))
 		}
 	}
 	version++
@@ -84,6 +84,7 @@ func BenchmarkApplyDelta(b *testing.B) {
 			var buf int
 			if err := v.ExecLua(`
 				local buf = vim.api.nvim_create_buf(false, true)
+				vim.api.nvim_buf_set_var(buf, "magenta_role", "display")
 				vim.bo[buf].modifiable = false
 				vim.bo[buf].undolevels = -1
 				vim.api.nvim_win_set_buf(0, buf)

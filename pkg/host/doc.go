@@ -5,7 +5,14 @@
 // an event name and a payload, and MagentaRequest, a synchronous request
 // for the few things Lua must wait for (the host version). Event handlers
 // only decode and enqueue: go-client runs notification handlers one at a
-// time, so a handler that blocked would freeze every later one.
+// time, so a handler that blocked would freeze every later one. Both take
+// ...any, so that go-client never fails to decode a call (it would drop
+// it unanswered) and the shape is checked here. Lua normally sends a
+// request as a "request" event and waits for the answer host.reply brings
+// (reply.go), with a timeout rpcrequest cannot have.
+//
+// The renderer draws only into a buffer the sidebar marked with
+// b:magenta_role = "display".
 //
 // Renderer is the other direction: it keeps the latest frame each thread
 // published, and on its own goroutine applies the difference to the

@@ -22,6 +22,17 @@ func (e *nvimEditor) ApplyEdit(buf int, ed view.Edit) error {
 	return e.nv.ExecLua(applyLua, nil, buf, ed.Start, ed.End, texts, hls)
 }
 
+func (e *nvimEditor) CheckDisplay(buf int) error {
+	var problem string
+	if err := e.nv.ExecLua(`return require('magenta.ui').check_display(...) or ""`, &problem, buf); err != nil {
+		return err
+	}
+	if problem != "" {
+		return errorf("%s", problem)
+	}
+	return nil
+}
+
 func (e *nvimEditor) Notify(msg string, level chat.Level) error {
 	return e.nv.ExecLua(`require('magenta.ui').notify(...)`, nil, msg, levelName(level))
 }

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 
@@ -34,43 +35,83 @@ func (h *Host) environment(opts config.Options, cwd, dataDir string) (*capabilit
 	h.checker.Store(checker)
 	home, _ := os.UserHomeDir()
 	workspace := env.Cwd
-	inner := localshell.New(localshell.Options{LogRoot: opts.LogRoot(), MaxTimeout: opts.MaxShellTimeout(), Cwd: env.Cwd})
+	// One policy for the sandbox's mounts and the checker's idea of what
+	// a confined command may write and read. Detection runs in the
+	// background; the header says when it has ended.
+	probe := startSandboxProbe(h.ctx, opts.Sandbox, h.renderer.Drawn(), func() {
+		if app := h.App(); app != nil {
+			app.Refresh()
+		}
+	})
+	h.sandbox = probe
+	policy := sandboxPolicy(opts.Sandbox, workspace)
+	var writable, readable func(string) bool
+	if opts.Sandbox.Mode() != config.SandboxOff {
+		writable, readable = policy.Writable, policy.Readable
+	}
+	inner := localshell.New(localshell.Options{
+		LogRoot: opts.LogRoot(), MaxTimeout: opts.MaxShellTimeout(), Cwd: env.Cwd,
+		LogMaxBytes: opts.Shell.LogMaxBytes, LogQuota: opts.Shell.LogQuotaBytes, LogMaxAge: opts.LogMaxAge(),
+		Confiner: confiner{probe: probe, policy: policy},
+	})
+	// The shell may have fallen back from a log root it must not use
+	// (a symlink, another user's directory); everything else follows it.
+	logRoot := inner.LogRoot()
+	if w := inner.Warning(); w != "" {
+		h.warnOnce(w)
+	}
 	env.Shell = guard.NewShell(inner, guard.ShellOptions{
 		Workspace: workspace, Cwd: env.Cwd,
 		Broker: h.broker, Remembered: h.remembered,
-		Check: func(command, cwd string) (bool, string) {
-			v := h.checker.Load().Check(command, bashperm.Env{Cwd: cwd, Workspace: workspace, Home: home})
-			return v.Allow, v.Reason
+		Check: func(command, cwd string) guard.BashVerdict {
+			v := h.checker.Load().Check(command, bashperm.Env{Cwd: cwd, Workspace: workspace, Home: home, Writable: writable, Readable: readable})
+			return guard.BashVerdict{Allow: v.Allow, Sandbox: v.Sandbox, Reason: v.Reason}
 		},
+		Sandbox: probe.Available,
 	})
+	env.Banner = probe.Banner
 	h.locator = &ripgrep.Locator{Configured: opts.Grep.RgPath, DataDir: dataDir, AllowDownload: opts.Grep.Download, Release: ripgrep.Pinned}
 	env.Searcher = guard.NewSearcher(ripgrep.New(ripgrep.Options{Locator: h.locator}), workspace, h.broker, h.remembered)
 	env.Fetcher = guard.NewFetcher(httpfetch.New(httpfetch.Options{}), h.broker, h.remembered, httpfetch.IsPrivate)
-	env.Artifacts = toolfiles.Store{Root: opts.LogRoot()}
+	env.Artifacts = toolfiles.Store{Root: logRoot}
 	rules := make([]guard.FileRule, len(opts.Files.Rules))
 	for i, r := range opts.Files.Rules {
 		rules[i] = guard.FileRule{Path: r.Path, Read: r.Read, Write: r.Write, Secret: r.Secret}
 	}
 	env.Files = guard.NewFileIO(nvimbuf.New(h.nv, localfs.New()), guard.FileOptions{
-		Workspace: workspace, Readable: []string{opts.LogRoot()}, Rules: rules,
+		Workspace: workspace, Readable: []string{logRoot}, Rules: rules,
 		Broker: h.broker, Remembered: h.remembered,
 	})
-	env.LSP, env.Diagnostics = h.lsp, h.lsp
+	env.LSP, env.Diagnostics, env.LSPRunning = h.lsp, h.lsp, h.lsp.Running
 	reg := h.opts.Tools
 	if reg == nil {
 		reg = tools.Builtin(tools.Config{MaxShellTimeout: opts.MaxShellTimeout()})
 	}
-	return env, reg, nil
+	return env, h.withMCP(opts, reg), nil
 }
 
-// bashChecker builds the permission checker with the user's rules.
+// bashChecker builds the permission checker with the user's rules and
+// the commands that always ask (sandbox.requireApproval).
 func bashChecker(opts config.Options) (*bashperm.Checker, error) {
-	cfg := bashperm.Config{}
+	doc := map[string]json.RawMessage{}
 	if len(opts.Shell.Rules) > 0 {
-		var err error
-		cfg, err = bashperm.ParseConfig([]byte(`{"rules":` + string(opts.Shell.Rules) + `}`))
+		doc["rules"] = opts.Shell.Rules
+	}
+	if len(opts.Sandbox.RequireApproval) > 0 {
+		list, err := json.Marshal(opts.Sandbox.RequireApproval)
 		if err != nil {
-			return nil, fmt.Errorf("magenta options: shell.rules: %w", err)
+			return nil, err
+		}
+		doc["requireApproval"] = list
+	}
+	cfg := bashperm.Config{}
+	if len(doc) > 0 {
+		data, err := json.Marshal(doc)
+		if err != nil {
+			return nil, err
+		}
+		if cfg, err = bashperm.ParseConfig(data); err != nil {
+			return nil, fmt.Errorf("magenta options: shell.rules or sandbox.requireApproval: %w", err)
 		}
 	}
 	checker, err := bashperm.New(cfg)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/magenta-nvim/magenta/pkg/chat/provider"
+	"github.com/magenta-nvim/magenta/pkg/config"
 	"github.com/magenta-nvim/magenta/pkg/nvimtest"
 )
 
@@ -25,7 +26,13 @@ func TestSetupValidatesOptions(t *testing.T) {
 		{`{ profiles = { { name = "x", provider = "openai", model = "m", extra = true } } }`, "unknown option 'profiles[1].extra'"},
 		{`{ keymaps = { global = { toggle = 5 } } }`, "option 'keymaps.global.toggle' must be string or false, got number"},
 		{`{ logLevel = "loud" }`, "option 'logLevel' must be one of debug, info, warn, error, got \"loud\""},
-		{`"not a table"`, "option '' must be a table, got string"},
+		{`{ profiles = { { name = "x", provider = "openai", model = "m", idleTimeout = "1m" } } }`, "option 'profiles[1].idleTimeout' must be number, got string"},
+		{`{ profiles = { { name = "x", provider = "openai", model = "m", pricing = { input = -1, output = 15 } } } }`, "option 'profiles[1].pricing.input' must be a non-negative number, got -1"},
+		{`{ profiles = { { name = "x", provider = "openai", model = "m", pricing = { input = 3, output = 15, cacheRead = "cheap" } } } }`, "option 'profiles[1].pricing.cacheRead' must be a non-negative number, got string"},
+		{`{ profiles = { { name = "x", provider = "openai", model = "m", pricing = { input = 3 } } } }`, "option 'profiles[1].pricing.output' is required"},
+		{`{ profiles = { { name = "x", provider = "openai", model = "m", pricing = { input = 3, output = 15, cache = 1 } } } }`, "unknown option 'profiles[1].pricing.cache'"},
+		{`{ host = { requestTimeout = "5s" } }`, "option 'host.requestTimeout' must be number, got string"},
+		{`"not a table"`, "setup() takes a table of options, got string"},
 	}
 	nvimtest.ForEach(t, func(t *testing.T, bin string) {
 		n := nvimtest.Start(t, bin)
@@ -43,6 +50,49 @@ func TestSetupValidatesOptions(t *testing.T) {
 		n.LuaResult(&position, `return require('magenta.config').options.sidebar.position`)
 		assert.Equal(t, 0.4, width)
 		assert.Equal(t, "left", position)
+
+		// A valid pricing reaches the host as the profile's, in JSON the
+		// Go side decodes.
+		var forHost string
+		n.Setup(`{ profiles = { { name = "p", provider = "anthropic", model = "m", pricing = { input = 3, output = 15, cacheRead = 0.3 } } } }`)
+		n.LuaResult(&forHost, `return require('magenta.config').for_host()`)
+		o, err := config.Decode([]byte(forHost))
+		require.NoError(t, err)
+		require.NotNil(t, o.Profiles[0].Pricing)
+		assert.Equal(t, 3.0, o.Profiles[0].Pricing.Input)
+		assert.Equal(t, 0.3, o.Profiles[0].Pricing.CacheReadPrice())
+		assert.Equal(t, 3.0, o.Profiles[0].Pricing.CacheWritePrice())
+	})
+}
+
+// A typo never disables the plugin: every problem is named in one message,
+// the rest of the options apply, the defaults replace the bad ones, and
+// :checkhealth repeats the problems.
+func TestSetupWithBadOptionsKeepsThePluginUsable(t *testing.T) {
+	nvimtest.ForEach(t, func(t *testing.T, bin string) {
+		n, _ := start(t, bin)
+		var ok bool
+		n.LuaResult(&ok, `return require('magenta').setup({ bogus = 1, sidebar = { width = "wide", position = "left" } })`)
+		assert.False(t, ok, "setup() reports that there were problems")
+		msgs := n.Messages()
+		assert.Contains(t, msgs, "2 problems in setup()")
+		assert.Contains(t, msgs, "unknown option 'bogus'")
+		assert.Contains(t, msgs, "option 'sidebar.width' must be number, got string")
+
+		var width float64
+		var position string
+		n.LuaResult(&width, `return require('magenta.config').options.sidebar.width`)
+		n.LuaResult(&position, `return require('magenta.config').options.sidebar.position`)
+		assert.Equal(t, 0.4, width, "the default replaces the bad value")
+		assert.Equal(t, "left", position, "the valid options still apply")
+
+		n.Command("Magenta toggle")
+		n.WaitForText("display", "# New thread")
+
+		n.Command("checkhealth magenta")
+		var health string
+		n.LuaResult(&health, `return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")`)
+		assert.Contains(t, health, "unknown option 'bogus' (the default is used)")
 	})
 }
 
@@ -176,5 +226,35 @@ func TestShellRulesFromSetup(t *testing.T) {
 		assert.False(t, isErr, res)
 		assert.FileExists(t, filepath.Join(n.Dir, "allowed-by-rule"))
 		next.Reply("ok")
+	})
+}
+
+// The shell options reach the tools: shell.maxTimeout is what
+// bash_command's description quotes, and a planted log root (a symlink)
+// is replaced by the per-user fallback with one warning.
+func TestShellOptionsReachTheTools(t *testing.T) {
+	nvimtest.ForEach(t, func(t *testing.T, bin string) {
+		n, fake := start(t, bin)
+		planted := filepath.Join(n.Dir, "planted")
+		require.NoError(t, os.Mkdir(planted, 0o755))
+		logRoot := filepath.Join(n.Dir, "logs")
+		require.NoError(t, os.Symlink(planted, logRoot))
+		n.Setup(`{ shell = { maxTimeout = 42, logRoot = "` + logRoot + `", logMaxBytes = 1000000 } }`)
+		n.Command("Magenta toggle")
+		n.Type("hi")
+		n.Keys("<CR>")
+		call := fake.Next(t)
+		var desc string
+		for _, tool := range call.Request.Tools {
+			if tool.Name == "bash_command" {
+				desc = tool.Description
+			}
+		}
+		assert.Contains(t, desc, "42s")
+		assert.NotContains(t, desc, "10m0s")
+		call.Reply("ok")
+		n.WaitFor("the log-root warning", func() bool {
+			return strings.Contains(n.Messages(), "logs-")
+		}, n.Messages)
 	})
 }

@@ -1,13 +1,17 @@
 package host_test
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/magenta-nvim/magenta/pkg/chat"
 	"github.com/magenta-nvim/magenta/pkg/chat/provider"
 	"github.com/magenta-nvim/magenta/pkg/nvimtest"
 )
@@ -69,6 +73,39 @@ func TestFileRulesFromSetup(t *testing.T) {
 		res, isErr := lastResult(t, next)
 		assert.False(t, isErr, res)
 		assert.Equal(t, "1\tread me", res)
+		next.Reply("ok")
+	})
+}
+
+// A FIFO is refused at once by get_file, and as a context file it is
+// named, not read: neither blocks the thread.
+func TestFIFOIsRefusedNotReadForever(t *testing.T) {
+	nvimtest.ForEach(t, func(t *testing.T, bin string) {
+		n, fake := startShell(t, bin)
+		fifo := filepath.Join(n.Dir, "pipe")
+		if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+			t.Skip("no FIFOs here:", err)
+		}
+		big := filepath.Join(n.Dir, "big.log")
+		require.NoError(t, os.WriteFile(big, bytes.Repeat([]byte("x"), chat.ContextFileMaxBytes+1), 0o644))
+		n.Command("Magenta context-files " + fifo + " " + big)
+		n.WaitForText("display", "  - big.log")
+
+		n.FocusRole("input")
+		n.Type("read the pipe")
+		n.Keys("<CR>")
+		call := fake.Next(t)
+		first := call.Request.Messages[0].Content
+		require.Len(t, first, 3)
+		assert.Equal(t, "Context file pipe is not a regular file (a FIFO, device or socket); it is not included.", first[0].Text)
+		assert.Equal(t, fmt.Sprintf("Context file big.log is %d bytes, too large to include (the limit is %d KB); read the parts you need with get_file.",
+			chat.ContextFileMaxBytes+1, chat.ContextFileMaxBytes>>10), first[1].Text)
+		call.ToolUse("tu_p", "get_file", map[string]any{"path": "pipe"})
+		call.Stop(provider.StopToolUse)
+		next := fake.Next(t)
+		res, isErr := lastResult(t, next)
+		assert.True(t, isErr)
+		assert.Equal(t, fifo+" was not read: it is not a regular file (a FIFO, device or socket), which could block forever", res)
 		next.Reply("ok")
 	})
 }

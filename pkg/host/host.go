@@ -15,13 +15,16 @@ import (
 
 	"github.com/magenta-nvim/magenta/pkg/approval"
 	"github.com/magenta-nvim/magenta/pkg/bashperm"
+	"github.com/magenta-nvim/magenta/pkg/capabilities/docker"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/guard"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/localfs"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/nvimbuf"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/ripgrep"
 	"github.com/magenta-nvim/magenta/pkg/chat"
 	"github.com/magenta-nvim/magenta/pkg/config"
+	"github.com/magenta-nvim/magenta/pkg/inline"
 	"github.com/magenta-nvim/magenta/pkg/lsp"
+	"github.com/magenta-nvim/magenta/pkg/mcp"
 	"github.com/magenta-nvim/magenta/pkg/tools"
 )
 
@@ -61,38 +64,93 @@ type Host struct {
 	locator *ripgrep.Locator
 	// lsp asks Neovim's language servers; answers arrive as events.
 	lsp *lsp.Adapter
+	// inline runs inline edits, one per buffer (see inline.go).
+	inline *inline.Manager
 
 	mu      sync.Mutex
 	app     *chat.App
 	initErr error
+
+	// options are the options of the last attach or configure.
+	options config.Options
+
+	// sandbox is the bubblewrap detection of the local environment (set
+	// at attach; read by :checkhealth's "sandbox" request).
+	sandbox *sandboxProbe
+
+	// mcp runs the MCP servers of the options (set at attach; nil when
+	// none is configured).
+	mcp *mcp.Manager
+
+	closeOnce sync.Once
+
+	// warned holds the warnings already shown, so each is said once.
+	warned sync.Map
+}
+
+// warnOnce shows msg as a warning the first time it is given.
+func (h *Host) warnOnce(msg string) {
+	if _, seen := h.warned.LoadOrStore(msg, true); !seen {
+		h.renderer.Notify("magenta: "+msg, chat.LevelWarn)
+	}
 }
 
 // New returns a host for the connection nv.
 func New(nv *nvim.Nvim, opts Options) *Host {
-	if opts.Tools == nil {
-		opts.Tools = tools.Default()
-	}
 	var editor Editor = &nvimEditor{nv}
 	if opts.Editor != nil {
 		editor = opts.Editor
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Host{
+	h := &Host{
 		opts: opts, nv: nv, ctx: ctx, cancel: cancel, renderer: NewRenderer(editor),
 		broker: approval.NewBroker(nil), remembered: guard.NewRemembered(),
 		lsp: lsp.New(nv),
 	}
+	h.inline = inline.NewManager(inlineSink{nv: nv, renderer: h.renderer})
+	return h
 }
 
 // Register declares the host's remote functions on p. h may be nil when
 // p only generates the manifest.
 func Register(p *plugin.Plugin, h *Host) {
-	p.HandleFunction(&plugin.FunctionOptions{Name: EventFunction}, func(args []any) {
+	// The handlers take ...any, not []any: go-client decodes the
+	// arguments before calling a handler, and an argument that does not
+	// fit the declared type (rpcrequest(chan, fn, 1)) makes it drop the
+	// connection's serve loop without answering, which leaves Neovim
+	// waiting forever. Every value decodes into any; the shape is then
+	// checked here and answered with an error.
+	p.HandleFunction(&plugin.FunctionOptions{Name: EventFunction}, func(raw ...any) {
+		args, err := callArgs(raw)
+		if err != nil {
+			h.onBadEvent(err)
+			return
+		}
 		h.onEvent(args)
 	})
-	p.HandleFunction(&plugin.FunctionOptions{Name: RequestFunction}, func(args []any) (any, error) {
+	p.HandleFunction(&plugin.FunctionOptions{Name: RequestFunction}, func(raw ...any) (any, error) {
+		args, err := callArgs(raw)
+		if err != nil {
+			return nil, err
+		}
 		return h.onRequest(args)
 	})
+}
+
+// callArgs unwraps the one list a remote function receives (Neovim
+// calls it as rpcrequest(chan, name, [args...])).
+func callArgs(raw []any) ([]any, error) {
+	if len(raw) != 1 {
+		return nil, fmt.Errorf("expected one list of arguments, got %d values", len(raw))
+	}
+	if raw[0] == nil {
+		return nil, nil
+	}
+	args, ok := raw[0].([]any)
+	if !ok {
+		return nil, fmt.Errorf("expected a list of arguments, got %T", raw[0])
+	}
+	return args, nil
 }
 
 // Manifest returns the remote-plugin manifest for hostName.
@@ -102,14 +160,19 @@ func Manifest(hostName string) []byte {
 	return p.Manifest(hostName)
 }
 
-// Close stops the threads and the renderer.
-func (h *Host) Close() {
+// Close stops the threads, the MCP servers and the renderer; calls after
+// the first do nothing.
+func (h *Host) Close() { h.closeOnce.Do(h.close) }
+
+func (h *Host) close() {
 	h.mu.Lock()
 	app := h.app
 	h.mu.Unlock()
 	if app != nil {
 		app.Close()
 	}
+	h.inline.Close()
+	h.closeMCP()
 	h.cancel()
 	h.renderer.Close()
 }
@@ -136,12 +199,18 @@ func (h *Host) recoverTo(where string) {
 	}
 }
 
+// onBadEvent reports an event that could not be decoded: a notification
+// has no answer, so the user is told.
+func (h *Host) onBadEvent(err error) {
+	slog.Warn("bad event", "err", err)
+	h.renderer.Notify("magenta: "+err.Error(), chat.LevelError)
+}
+
 func (h *Host) onEvent(args []any) {
 	defer h.recoverTo("event")
 	ev, err := decodeEvent(args)
 	if err != nil {
-		slog.Warn("bad event", "err", err)
-		h.renderer.Notify("magenta: "+err.Error(), chat.LevelError)
+		h.onBadEvent(err)
 		return
 	}
 	slog.Debug("event", "name", ev.name)
@@ -157,8 +226,14 @@ func (h *Host) onEvent(args []any) {
 		h.configure(ev)
 		return
 	}
+	if ev.name == "request" {
+		h.answerAsync(ev)
+		return
+	}
 	if ev.name == "display" {
-		h.renderer.SetBuffer(ev.int("buf"))
+		if !h.setDisplay(ev.int("buf")) {
+			return
+		}
 		if app := h.App(); app != nil {
 			app.Refresh()
 		}
@@ -187,11 +262,25 @@ func (h *Host) dispatchSafely(ev event) {
 func (h *Host) dispatch(app *chat.App, ev event) {
 	switch ev.name {
 	case "send":
-		app.Send(ev.str("text"))
+		app.SendAttached(ev.str("text"), ev.attachments())
 	case "abort":
 		app.Abort()
 	case "new_thread":
-		app.NewThread()
+		h.mu.Lock()
+		opts := h.options
+		h.mu.Unlock()
+		kind, container, cwd := ev.str("type"), ev.str("container"), ev.str("cwd")
+		if kind == "" { // no environment named: the option's default
+			kind, container, cwd = opts.Environment.Type, opts.Environment.Container, opts.Environment.Cwd
+		}
+		switch kind {
+		case "", "local":
+			app.NewThread()
+		case "docker":
+			h.newDockerThread(app, opts, container, cwd)
+		default:
+			h.renderer.Notify(fmt.Sprintf("magenta: unknown environment type %q (local or docker)", ev.str("type")), chat.LevelError)
+		}
 	case "threads":
 		app.ShowThreads()
 	case "thread":
@@ -202,6 +291,10 @@ func (h *Host) dispatch(app *chat.App, ev event) {
 		app.AddContext(ev.strs("paths"))
 	case "key":
 		app.Key(viewKey(ev.str("key")), ev.int("line"))
+	case "inline_edit":
+		h.inlineEdit(app, ev)
+	case "inline_abort":
+		h.inline.Abort(ev.int("buf"))
 	default:
 		h.renderer.Notify(fmt.Sprintf("magenta: unknown event %q", ev.name), chat.LevelError)
 	}
@@ -210,7 +303,7 @@ func (h *Host) dispatch(app *chat.App, ev event) {
 // attach configures the host from the options Lua sends when it starts
 // a host (and again after a restart).
 func (h *Host) attach(ev event) {
-	h.renderer.SetBuffer(ev.int("display"))
+	h.setDisplay(ev.int("display"))
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.app != nil {
@@ -242,8 +335,28 @@ func (h *Host) attach(ev event) {
 		h.renderer.Notify(err.Error(), chat.LevelError)
 		return
 	}
-	h.app, h.initErr = app, nil
+	h.app, h.initErr, h.options = app, nil, opts
+	// A docker default environment: the first thread of a docker
+	// environment is made as soon as the container answers.
+	if e := opts.Environment; e.Type == "docker" {
+		h.newDockerThread(app, opts, e.Container, e.Cwd)
+	}
 	slog.Info("attached", "cwd", env.Cwd, "profiles", len(opts.Profiles))
+}
+
+// setDisplay makes buf (0: none) the buffer the chat is drawn into, after
+// checking that the sidebar made it: any other buffer is refused with an
+// error and left untouched. It reports whether buf was accepted.
+func (h *Host) setDisplay(buf int) bool {
+	if buf != 0 {
+		if err := h.renderer.editor.CheckDisplay(buf); err != nil {
+			slog.Warn("display buffer refused", "buf", buf, "err", err)
+			h.renderer.Notify(err.Error(), chat.LevelError)
+			return false
+		}
+	}
+	h.renderer.SetBuffer(buf)
+	return true
 }
 
 // rgInfo says which ripgrep grep uses, for :checkhealth.
@@ -284,6 +397,9 @@ func (h *Host) configure(ev event) {
 	if app := h.App(); app != nil {
 		h.checker.Store(checker)
 		app.SetOptions(opts)
+		h.mu.Lock()
+		h.options = opts
+		h.mu.Unlock()
 	}
 }
 
@@ -305,6 +421,41 @@ func (h *Host) onRequest(args []any) (result any, err error) {
 		return "pong", nil
 	case "rg":
 		return h.rgInfo(), nil
+	case "mcp":
+		return h.mcpStatus(), nil
+	case "sandbox":
+		h.mu.Lock()
+		probe := h.sandbox
+		h.mu.Unlock()
+		if probe == nil {
+			return map[string]any{"state": "not started"}, nil
+		}
+		st, done := probe.Status()
+		if !done {
+			return map[string]any{"state": "detecting"}, nil
+		}
+		return map[string]any{"state": "done", "available": st.Available, "reason": st.Reason, "version": st.Version, "path": st.Path, "banner": probe.Banner()}, nil
+	case "containers":
+		ctx, cancel := context.WithTimeout(h.ctx, 5*time.Second)
+		defer cancel()
+		names, err := docker.Containers(ctx)
+		if err != nil {
+			return []string{}, nil // completion offers nothing
+		}
+		return names, nil
+	case "docker_version":
+		ctx, cancel := context.WithTimeout(h.ctx, 5*time.Second)
+		defer cancel()
+		v, err := docker.Version(ctx)
+		if err != nil {
+			return map[string]any{"error": err.Error()}, nil
+		}
+		return map[string]any{"version": v}, nil
+	case "thread_ids":
+		if app := h.App(); app != nil {
+			return app.ThreadIDs(), nil
+		}
+		return []string{}, nil
 	}
 	return nil, errorf("unknown request %q", ev.name)
 }

@@ -19,6 +19,7 @@ const testOptions = `{
 		{ name = "fast", provider = "anthropic", model = "model-a" },
 		{ name = "local", provider = "openai", model = "qwen", baseUrl = "http://127.0.0.1:9/v1" },
 	},
+	sandbox = { enabled = false },
 }`
 
 // start opens a Neovim with the plugin set up and the host in-process on
@@ -106,9 +107,20 @@ func TestAbortAndThreads(t *testing.T) {
 		n.Command("Magenta threads")
 		n.WaitForText("display", "# Threads")
 		n.FocusRole("display")
-		n.CursorTo("1. New thread")
+		n.CursorTo("1. ")
 		n.Keys("<CR>")
 		n.WaitForText("display", "Once upon")
+
+		// :Magenta thread completes the short unique ids the list shows.
+		var ids []string
+		n.LuaResult(&ids, `return vim.fn.getcompletion("Magenta thread ", "cmdline")`)
+		require.Len(t, ids, 2)
+		assert.NotEqual(t, ids[0], ids[1])
+		assert.Contains(t, n.Text(n.Buffer("display")), "Once upon")
+		n.Command("Magenta thread " + ids[1])
+		n.WaitFor("the second thread", func() bool {
+			return !strings.Contains(n.Text(n.Buffer("display")), "Once upon")
+		}, func() string { return n.Text(n.Buffer("display")) })
 
 		n.Command("Magenta profile local")
 		n.WaitForText("display", "profile local · openai qwen")

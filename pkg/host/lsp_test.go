@@ -141,10 +141,48 @@ func TestLSPToolWithoutServer(t *testing.T) {
 		assert.Contains(t, res, "no language server for")
 		assert.Contains(t, res, "no language server is attached")
 		next.Reply("ok")
+		n.WaitForText("display", "ok")
 
-		var diag string
-		n.LuaResult(&diag, `return require('magenta.lsp').diagnostics("")`)
-		assert.Equal(t, "[]", diag)
+		// With no server attached there is nobody to wait for.
+		n.FocusRole("input")
+		n.Type("diagnostics")
+		n.Keys("<CR>")
+		call = fake.Next(t)
+		call.ToolUse("tu_d", "diagnostics", map[string]any{"filePath": "notes.txt"})
+		call.Stop(provider.StopToolUse)
+		next = fake.Next(t)
+		res, isErr = lastResult(t, next)
+		assert.False(t, isErr, res)
+		assert.Contains(t, res, "No diagnostics: no language server is attached to notes.txt")
+		next.Reply("done")
+	})
+}
+
+// The diagnostics tool never answers before the servers have spoken: asked
+// right after the file is opened it waits for gopls and lists the error;
+// asked right after an edit that fixes it, it waits for the new report and
+// lists none.
+func TestDiagnosticsWaitForTheServersReport(t *testing.T) {
+	nvimtest.ForEach(t, func(t *testing.T, bin string) {
+		n, ask := startLSP(t, bin)
+		// A running server (its cold start is not what is measured here):
+		// hover on main.go answers, then broken.go is opened and asked
+		// about at once.
+		res, isErr := ask("hover", map[string]any{"filePath": "main.go", "symbol": "Greet"})
+		require.False(t, isErr, res)
+		n.Lua(`require("magenta.ui").open_file(...)`, filepath.Join(n.Dir, "broken.go"))
+		res, isErr = ask("diagnostics", map[string]any{"filePath": "broken.go"})
+		require.False(t, isErr, res)
+		assert.Contains(t, res, "error broken.go:3:")
+		assert.Contains(t, res, "cannot use")
+		assert.NotContains(t, res, "Not reported yet")
+
+		res, isErr = ask("edit_file", map[string]any{"path": "broken.go", "old_string": `var broken int = "not a number"`, "new_string": `var broken int = 42`})
+		require.False(t, isErr, res)
+		res, isErr = ask("diagnostics", map[string]any{"filePath": "broken.go"})
+		require.False(t, isErr, res)
+		assert.NotContains(t, res, "error broken.go", "the fixed error is gone")
+		assert.NotContains(t, res, "Not reported yet")
 	})
 }
 
@@ -160,4 +198,54 @@ func stopServers(n *nvimtest.Nvim) {
 		n.LuaResult(&alive, `return #(vim.lsp.get_clients and vim.lsp.get_clients() or vim.lsp.get_active_clients())`)
 		return alive == 0
 	}, n.Messages)
+}
+
+// The LSP tools are offered only while a language server runs: none at
+// first, then hover, find_references and diagnostics once gopls attaches
+// to an opened file.
+func TestLSPToolsAreOfferedOnlyWhileAServerRuns(t *testing.T) {
+	nvimtest.ForEach(t, func(t *testing.T, bin string) {
+		n, fake := startShell(t, bin)
+		server := gopls(t)
+		require.NoError(t, os.WriteFile(filepath.Join(n.Dir, "go.mod"), []byte("module example.com/fixture\n\ngo 1.22\n"), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(n.Dir, "main.go"), []byte(fixtureMain), 0o644))
+		offered := func() []string {
+			n.FocusRole("input")
+			n.Type("which tools?")
+			n.Keys("<CR>")
+			call := fake.Next(t)
+			var names []string
+			for _, tool := range call.Request.Tools {
+				names = append(names, tool.Name)
+			}
+			call.Reply("these")
+			return names
+		}
+		names := offered()
+		assert.Contains(t, names, "bash_command")
+		assert.NotContains(t, names, "hover")
+		assert.NotContains(t, names, "find_references")
+		assert.NotContains(t, names, "diagnostics")
+
+		n.Lua(`
+			local server, root, file = ...
+			local cfg = { name = "gopls", cmd = { server }, root_dir = root }
+			require("magenta.ui").open_file(file)
+			local buf = vim.fn.bufnr(file)
+			if vim.lsp.start then
+				vim.lsp.start(cfg, { bufnr = buf })
+			else
+				vim.lsp.buf_attach_client(buf, vim.lsp.start_client(cfg))
+			end`, server, n.Dir, filepath.Join(n.Dir, "main.go"))
+		t.Cleanup(func() { stopServers(n) })
+		n.WaitFor("gopls to run", func() bool {
+			var running bool
+			n.LuaResult(&running, `return require('magenta.lsp').running()`)
+			return running
+		}, n.Messages)
+		names = offered()
+		assert.Contains(t, names, "hover")
+		assert.Contains(t, names, "find_references")
+		assert.Contains(t, names, "diagnostics")
+	})
 }

@@ -21,6 +21,8 @@ type recordingEditor struct {
 
 func (e *recordingEditor) ApplyEdit(int, view.Edit) error { return nil }
 
+func (e *recordingEditor) CheckDisplay(int) error { return nil }
+
 func (e *recordingEditor) NotifyIfHidden(int, string) error { return nil }
 
 func (e *recordingEditor) OpenFile(string, int) error { return nil }

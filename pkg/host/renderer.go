@@ -20,6 +20,9 @@ const FrameInterval = 30 * time.Millisecond
 type Editor interface {
 	// ApplyEdit replaces lines [start, end) of buf (end -1: to the end).
 	ApplyEdit(buf int, e view.Edit) error
+	// CheckDisplay returns an error unless buf is a display buffer the
+	// sidebar created (b:magenta_role = "display").
+	CheckDisplay(buf int) error
 	Notify(msg string, level chat.Level) error
 	// NotifyIfHidden notifies unless buf is shown in a window.
 	NotifyIfHidden(buf int, msg string) error
@@ -44,7 +47,15 @@ type Renderer struct {
 	wake    chan struct{}
 	stop    chan struct{}
 	done    chan struct{}
+	// drawn is closed once the first frame is in a buffer: start-up work
+	// that can wait (sandbox detection) waits for it, so it does not
+	// compete with the first toggle.
+	drawn     chan struct{}
+	drawnOnce sync.Once
 }
+
+// Drawn is closed once a first frame has been applied.
+func (r *Renderer) Drawn() <-chan struct{} { return r.drawn }
 
 // note is a side effect queued for the renderer goroutine: a
 // notification, or a file to open.
@@ -60,7 +71,7 @@ type note struct {
 func NewRenderer(editor Editor) *Renderer {
 	r := &Renderer{
 		editor: editor, frames: map[string]*view.Frame{},
-		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
+		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}), drawn: make(chan struct{}),
 	}
 	go r.run()
 	return r
@@ -155,19 +166,33 @@ func (r *Renderer) run() {
 			return
 		case <-r.wake:
 		}
-		// Leading edge: draw at once after a quiet spell, otherwise wait
-		// out the rest of the interval so bursts cost one frame.
-		if wait := FrameInterval - time.Since(last); wait > 0 {
+		// Leading edge: draw at once after a quiet spell, or when the
+		// frame is urgent (a reply's first text: the user waits for it);
+		// otherwise wait out the rest of the interval so bursts cost one
+		// frame.
+		// A wake-up while waiting re-checks: an urgent frame may have
+		// arrived behind an ordinary one.
+		for wait := FrameInterval - time.Since(last); wait > 0 && !r.urgent(); wait = FrameInterval - time.Since(last) {
 			select {
 			case <-r.stop:
 				return
 			case <-time.After(wait):
+			case <-r.wake:
 			}
 		}
 		if r.step() {
 			last = time.Now()
 		}
 	}
+}
+
+// urgent reports whether the frame waiting to be shown asks to be drawn
+// at once.
+func (r *Renderer) urgent() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f := r.frames[r.shown]
+	return f != nil && f.Urgent && f != r.applied
 }
 
 // step applies what is pending and reports whether it sent a frame; a
@@ -222,6 +247,7 @@ func (r *Renderer) step() (drew bool) {
 		r.applied, r.appKey, r.appBuf = frame, key, buf
 	}
 	r.mu.Unlock()
+	r.drawnOnce.Do(func() { close(r.drawn) })
 	return true
 }
 

@@ -35,18 +35,39 @@ var replacement = []byte(string(unicode.ReplacementChar))
 
 // HTMLToMarkdown converts an HTML page to Markdown: tables stay Markdown
 // tables; script, style, nav, footer, aside, noscript, iframe, svg and
-// form are dropped; relative links and images are made absolute against
-// pageURL (when not empty). Invalid UTF-8 becomes U+FFFD.
+// form are dropped, and so is every hidden element (the same test as
+// HTMLToText: hidden text is a known way to slip instructions to the
+// model that the user never sees); relative links and images are made
+// absolute against pageURL (when not empty). Invalid UTF-8 becomes U+FFFD.
 func HTMLToMarkdown(page []byte, pageURL string) (string, error) {
 	var opts []converter.ConvertOptionFunc
 	if pageURL != "" {
 		opts = append(opts, converter.WithDomain(pageURL))
 	}
-	out, err := markdown().ConvertReader(bytes.NewReader(bytes.ToValidUTF8(page, replacement)), opts...)
+	doc, err := html.Parse(bytes.NewReader(bytes.ToValidUTF8(page, replacement)))
+	if err != nil {
+		return "", err
+	}
+	removeHidden(doc)
+	out, err := markdown().ConvertNode(doc, opts...)
 	if err != nil {
 		return "", err
 	}
 	return string(out), nil
+}
+
+// removeHidden deletes hidden elements and <template> contents from the
+// tree under n.
+func removeHidden(n *html.Node) {
+	for c := n.FirstChild; c != nil; {
+		next := c.NextSibling
+		if c.Type == html.ElementNode && (c.DataAtom == atom.Template || hidden(c)) {
+			n.RemoveChild(c)
+		} else {
+			removeHidden(c)
+		}
+		c = next
+	}
 }
 
 // HTMLToText returns the visible text of an HTML page: the head, hidden

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
@@ -17,6 +18,11 @@ const (
 	// ClientWait is how long a request waits for a server to attach (a
 	// file just loaded may still be starting one).
 	ClientWait = 5 * time.Second
+	// DiagnosticsWait is how long the diagnostics tool waits for every
+	// attached server to report on a file's current text (servers publish
+	// asynchronously after an open or a change; gopls takes ~1 s on a cold
+	// module).
+	DiagnosticsWait = 10 * time.Second
 	// RequestTimeout bounds a whole request.
 	RequestTimeout = 20 * time.Second
 )
@@ -34,6 +40,8 @@ type Adapter struct {
 	mu      sync.Mutex
 	seq     int
 	pending map[int]chan reply
+
+	lastRunning atomic.Bool
 }
 
 var (
@@ -69,6 +77,22 @@ type serverAnswer struct {
 }
 
 func (a *Adapter) request(ctx context.Context, path, method string, pos capabilities.Position) ([]serverAnswer, error) {
+	raw, err := a.call(ctx, method+" on "+path, func(id int) error {
+		return a.nv.ExecLua(`require('magenta.lsp').request(...)`, nil, id, path, method, pos.Line, pos.Col, ClientWait.Milliseconds())
+	})
+	if err != nil {
+		return nil, err
+	}
+	var answers []serverAnswer
+	if err := json.Unmarshal([]byte(raw), &answers); err != nil {
+		return nil, fmt.Errorf("%s: undecodable answer: %w", method, err)
+	}
+	return answers, nil
+}
+
+// call starts an asynchronous Lua request with a fresh id and waits for
+// its answer (delivered as an "lsp_result" event), ctx or RequestTimeout.
+func (a *Adapter) call(ctx context.Context, what string, start func(id int) error) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, RequestTimeout)
 	defer cancel()
 	a.mu.Lock()
@@ -82,21 +106,17 @@ func (a *Adapter) request(ctx context.Context, path, method string, pos capabili
 		delete(a.pending, id)
 		a.mu.Unlock()
 	}()
-	if err := a.nv.ExecLua(`require('magenta.lsp').request(...)`, nil, id, path, method, pos.Line, pos.Col, ClientWait.Milliseconds()); err != nil {
-		return nil, fmt.Errorf("%s: %w", method, err)
+	if err := start(id); err != nil {
+		return "", fmt.Errorf("%s: %w", what, err)
 	}
 	select {
 	case <-ctx.Done():
-		return nil, fmt.Errorf("%s on %s: no answer: %w", method, path, ctx.Err())
+		return "", fmt.Errorf("%s: no answer: %w", what, ctx.Err())
 	case r := <-ch:
 		if r.err != "" {
-			return nil, fmt.Errorf("%w: %s", capabilities.ErrNoLanguageServer, r.err)
+			return "", fmt.Errorf("%w: %s", capabilities.ErrNoLanguageServer, r.err)
 		}
-		var answers []serverAnswer
-		if err := json.Unmarshal([]byte(r.results), &answers); err != nil {
-			return nil, fmt.Errorf("%s: undecodable answer: %w", method, err)
-		}
-		return answers, nil
+		return r.results, nil
 	}
 }
 
@@ -244,14 +264,43 @@ func unescape(p string) string {
 	return b.String()
 }
 
-// Diagnostics implements capabilities.DiagnosticsProvider.
-func (a *Adapter) Diagnostics(ctx context.Context, path string) ([]capabilities.Diagnostic, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
+// RunningWait bounds the question whether a server runs (asked for every
+// model request): a busy editor must not hold the request up.
+const RunningWait = time.Second
+
+// Running reports whether any language server runs in the editor. When
+// the editor does not answer within RunningWait it repeats the last
+// answer.
+func (a *Adapter) Running() bool {
+	answer := make(chan bool, 1)
+	go func() {
+		var running bool
+		if err := a.nv.ExecLua(`return require('magenta.lsp').running()`, &running); err != nil {
+			running = false
+		}
+		answer <- running
+	}()
+	select {
+	case running := <-answer:
+		a.lastRunning.Store(running)
+		return running
+	case <-time.After(RunningWait):
+		return a.lastRunning.Load()
 	}
-	var raw string
-	if err := a.nv.ExecLua(`return require('magenta.lsp').diagnostics(...)`, &raw, path); err != nil {
-		return nil, fmt.Errorf("diagnostics: %w", err)
+}
+
+// Diagnostics implements capabilities.DiagnosticsProvider.
+func (a *Adapter) Diagnostics(ctx context.Context, path string) (capabilities.Diagnostics, error) {
+	raw, err := a.call(ctx, "diagnostics", func(id int) error {
+		return a.nv.ExecLua(`require('magenta.lsp').diagnostics(...)`, nil, id, path, DiagnosticsWait.Milliseconds(), ClientWait.Milliseconds())
+	})
+	if err != nil {
+		return capabilities.Diagnostics{}, err
+	}
+	var answer struct {
+		Items      json.RawMessage `json:"items"`
+		Pending    json.RawMessage `json:"pending"`
+		Unattached json.RawMessage `json:"unattached"`
 	}
 	var list []struct {
 		Path     string `json:"path"`
@@ -261,14 +310,32 @@ func (a *Adapter) Diagnostics(ctx context.Context, path string) ([]capabilities.
 		Message  string `json:"message"`
 		Source   string `json:"source"`
 	}
-	if err := json.Unmarshal([]byte(raw), &list); err != nil {
-		return nil, fmt.Errorf("diagnostics: %w", err)
+	var out capabilities.Diagnostics
+	if err := json.Unmarshal([]byte(raw), &answer); err != nil {
+		return out, fmt.Errorf("diagnostics: undecodable answer: %w", err)
 	}
-	out := make([]capabilities.Diagnostic, len(list))
+	if err := jsonList(answer.Items, &list); err != nil {
+		return out, fmt.Errorf("diagnostics: %w", err)
+	}
+	if err := jsonList(answer.Pending, &out.NotReported); err != nil {
+		return out, fmt.Errorf("diagnostics: %w", err)
+	}
+	if err := jsonList(answer.Unattached, &out.NoServer); err != nil {
+		return out, fmt.Errorf("diagnostics: %w", err)
+	}
+	out.Items = make([]capabilities.Diagnostic, len(list))
 	for i, d := range list {
-		out[i] = capabilities.Diagnostic{Path: d.Path, Line: d.Line, Col: d.Col, Severity: severity(d.Severity), Message: d.Message, Source: d.Source}
+		out.Items[i] = capabilities.Diagnostic{Path: d.Path, Line: d.Line, Col: d.Col, Severity: severity(d.Severity), Message: d.Message, Source: d.Source}
 	}
 	return out, nil
+}
+
+// jsonList decodes a JSON list; an empty Lua table may arrive as {}.
+func jsonList[T any](raw json.RawMessage, dst *[]T) error {
+	if len(raw) == 0 || string(raw) == "{}" || string(raw) == "null" {
+		return nil
+	}
+	return json.Unmarshal(raw, dst)
 }
 
 func severity(n int) string {

@@ -50,7 +50,10 @@ func BashCommand(maxTimeout time.Duration) Tool {
 		"LineChars":      BashLineChars,
 		"CharBudget":     BashCharBudget,
 	}
-	return &bashCommand{Tool: MustTyped("bash_command", bashCommandDescription, data, runBash)}
+	run := func(ctx context.Context, call Call, p BashCommandParams) Result {
+		return runBash(ctx, call, p, maxTimeout)
+	}
+	return &bashCommand{Tool: MustTyped("bash_command", bashCommandDescription, data, run)}
 }
 
 // Describe implements Describer: the description and the command line.
@@ -70,7 +73,9 @@ func (*bashCommand) Describe(input []byte) (summary, detail string) {
 	return summary, "$ " + cmd
 }
 
-func runBash(ctx context.Context, call Call, p BashCommandParams) Result {
+// runBash runs one call; maxTimeout caps the limit shown with the timer
+// until the shell, once the command starts, reports the one it applies.
+func runBash(ctx context.Context, call Call, p BashCommandParams, maxTimeout time.Duration) Result {
 	if strings.TrimSpace(p.Command) == "" {
 		return Errorf("command must not be empty")
 	}
@@ -91,13 +96,14 @@ func runBash(ctx context.Context, call Call, p BashCommandParams) Result {
 	if p.Timeout > 0 {
 		limit = time.Duration(p.Timeout) * time.Millisecond
 	}
-	call.Live.SetLimit(limit)
+	call.Live.SetLimit(min(limit, maxTimeout))
 	res, err := call.Env.Shell.Execute(ctx, p.Command, capabilities.ExecOptions{
 		ThreadID: call.ThreadID, RequestID: call.ID, Cwd: workdir,
 		Timeout: time.Duration(p.Timeout) * time.Millisecond,
 		OnOutput: func(l capabilities.OutputLine) {
 			call.Live.AddLine(l.Text)
 		},
+		OnStart: call.Live.SetLimit,
 	})
 	if errors.Is(err, capabilities.ErrPermissionDenied) {
 		var denied *capabilities.DeniedError
@@ -111,19 +117,41 @@ func runBash(ctx context.Context, call Call, p BashCommandParams) Result {
 		return Errorf("the command could not be run: " + err.Error())
 	}
 	text, status := FormatBashResult(res)
+	text, status = confinementNote(res, text, status)
 	return Result{Text: text, IsError: res.ExitCode != 0 || res.Signal != "", Summary: status, LogPath: res.LogPath}
 }
 
+// confinementNote tells the model, and shows the user, that a command
+// ran in the sandbox and what the sandbox blocked.
+func confinementNote(res *capabilities.ExecResult, text, status string) (string, string) {
+	if !res.Confined {
+		return text, status
+	}
+	status += " · confined"
+	if res.Blocked != "" {
+		text = "It ran in the sandbox, and " + res.Blocked + "; the user chose not to run it outside the sandbox (there, writes outside the workspace, secrets and the network are not allowed).\n" + text
+		status += " · " + res.Blocked
+	} else {
+		text = "It ran in the sandbox (workspace writable; home secrets hidden; network per sandbox.network).\n" + text
+	}
+	return text, status
+}
+
 // FormatBashResult renders a result for the model, and a one-line status
-// for the chat.
+// for the chat. It says what the log really holds: no "full output" for
+// a log that holds no lines, and whether the log was capped or is
+// incomplete.
 func FormatBashResult(res *capabilities.ExecResult) (text, status string) {
 	var b strings.Builder
 	switch {
-	case res.Binary:
-		fmt.Fprintf(&b, "(binary output, %d bytes, not shown)\n", res.BinaryBytes)
+	case res.Binary && res.TotalLines == 0:
+		fmt.Fprintf(&b, "(binary output, %d bytes, not shown and not logged)\n", res.BinaryBytes)
 	case res.TotalLines == 0:
 		b.WriteString("(no output)\n")
 	default:
+		if res.Binary {
+			fmt.Fprintf(&b, "(binary output, %d bytes, not shown and not logged; the text lines follow)\n", res.BinaryBytes)
+		}
 		lines := make([]string, 0, len(res.Head)+len(res.Tail)+1)
 		for _, l := range res.Head {
 			lines = append(lines, l.Text)
@@ -136,8 +164,25 @@ func FormatBashResult(res *capabilities.ExecResult) (text, status string) {
 		}
 		writeWithinBudget(&b, lines)
 	}
-	if res.TotalLines > capabilities.ShellHeadLines+capabilities.ShellTailLines || res.Binary {
-		fmt.Fprintf(&b, "Full output (%d lines): %s\n", res.TotalLines, res.LogPath)
+	if res.TotalLines > capabilities.ShellHeadLines+capabilities.ShellTailLines {
+		var notes []string
+		if res.LogDroppedBytes > 0 {
+			notes = append(notes, fmt.Sprintf("the log is capped: %d bytes dropped from its middle", res.LogDroppedBytes))
+		}
+		if res.LogError != "" {
+			notes = append(notes, "the log is incomplete: "+res.LogError)
+		}
+		label := "Full output"
+		if len(notes) > 0 {
+			label = "Output"
+		}
+		fmt.Fprintf(&b, "%s (%d lines): %s", label, res.TotalLines, res.LogPath)
+		if len(notes) > 0 {
+			b.WriteString(" (" + strings.Join(notes, "; ") + ")")
+		}
+		b.WriteByte('\n')
+	} else if res.LogError != "" {
+		fmt.Fprintf(&b, "(the log %s is incomplete: %s)\n", res.LogPath, res.LogError)
 	}
 	dur := res.Duration.Round(time.Millisecond)
 	switch {

@@ -20,10 +20,16 @@ type fakeShell struct {
 	got  capabilities.ExecOptions
 	cmd  string
 	emit []string
+	// limit, when set, is reported through OnStart, as a shell reports
+	// the timeout it applies.
+	limit time.Duration
 }
 
 func (f *fakeShell) Execute(_ context.Context, cmd string, o capabilities.ExecOptions) (*capabilities.ExecResult, error) {
 	f.cmd, f.got = cmd, o
+	if f.limit > 0 {
+		o.OnStart(f.limit)
+	}
 	for _, l := range f.emit {
 		o.OnOutput(capabilities.OutputLine{Text: l})
 	}
@@ -68,7 +74,16 @@ func TestBashCommandFormatting(t *testing.T) {
 			[]string{"h1\n", "t20\nexit code 0"}, []string{"omitted", "Full output"}},
 		{"head, omitted, tail, log", capabilities.ExecResult{TotalLines: 1000, Head: lines("h", 10), Tail: lines("t", 20), LogPath: "/tmp/log"},
 			[]string{"h10\n... (970 lines omitted) ...\nt1\n", "Full output (1000 lines): /tmp/log\n"}, nil},
-		{"binary", capabilities.ExecResult{Binary: true, BinaryBytes: 10000, LogPath: "/l"}, []string{"(binary output, 10000 bytes, not shown)"}, nil},
+		{"binary", capabilities.ExecResult{Binary: true, BinaryBytes: 10000, LogPath: "/l"},
+			[]string{"(binary output, 10000 bytes, not shown and not logged)\nexit code 0"}, []string{"Full output", "/l"}},
+		{"binary and many lines", capabilities.ExecResult{Binary: true, BinaryBytes: 10, TotalLines: 40, Head: lines("h", 10), Tail: lines("t", 20), LogPath: "/l"},
+			[]string{"(binary output, 10 bytes, not shown and not logged; the text lines follow)\nh1\n", "Full output (40 lines): /l\n"}, nil},
+		{"capped log", capabilities.ExecResult{TotalLines: 1000, Head: lines("h", 10), Tail: lines("t", 20), LogPath: "/l", LogDroppedBytes: 1234},
+			[]string{"Output (1000 lines): /l (the log is capped: 1234 bytes dropped from its middle)\n"}, []string{"Full output"}},
+		{"incomplete log", capabilities.ExecResult{TotalLines: 1000, Head: lines("h", 10), Tail: lines("t", 20), LogPath: "/l", LogError: "write /l: no space left on device"},
+			[]string{"Output (1000 lines): /l (the log is incomplete: write /l: no space left on device)\n"}, []string{"Full output"}},
+		{"incomplete short log", capabilities.ExecResult{TotalLines: 1, Head: lines("h", 1), LogPath: "/l", LogError: "disk full"},
+			[]string{"h1\n(the log /l is incomplete: disk full)\n"}, nil},
 		{"no output", capabilities.ExecResult{ExitCode: 3}, []string{"(no output)\nexit code 3"}, nil},
 		{"timeout", capabilities.ExecResult{TimedOut: true, Signal: "SIGTERM", ExitCode: -1, Duration: 2 * time.Second}, []string{"timed out after 2s and was terminated (SIGTERM)"}, nil},
 		{"terminated", capabilities.ExecResult{Cancelled: true, Signal: "SIGTERM", ExitCode: -1}, []string{"terminated by the user"}, nil},
@@ -125,6 +140,31 @@ func TestBashCommandDescriptionUsesTheConstants(t *testing.T) {
 	sum, detail := tool.(Describer).Describe([]byte(`{"command":"rm -rf build\necho done","description":"clean"}`))
 	assert.Equal(t, "clean", sum)
 	assert.Equal(t, "$ rm -rf build …", detail)
+}
+
+func TestBashCommandDescriptionQuotesTheConfiguredMaximum(t *testing.T) {
+	d := BashCommand(90 * time.Second).Spec().Description
+	assert.Contains(t, d, "up to 1m30s")
+	assert.NotContains(t, d, "10m0s")
+	tool, ok := Builtin(Config{MaxShellTimeout: 20 * time.Minute}).Tool("bash_command")
+	require.True(t, ok)
+	assert.Contains(t, tool.Spec().Description, "up to 20m0s")
+}
+
+// TestBashCommandTimerShowsTheEffectiveLimit: a requested timeout above
+// the maximum is shown capped, and then as the shell reports it.
+func TestBashCommandTimerShowsTheEffectiveLimit(t *testing.T) {
+	tool := BashCommand(time.Minute)
+	limitAfter := func(sh *fakeShell) time.Duration {
+		live := &Live{}
+		env := &capabilities.Environment{Cwd: "/ws", Shell: sh}
+		tool.Run(context.Background(), Call{ID: "1", Input: json.RawMessage(`{"command":"x","timeout":3600000}`), Env: env, Live: live})
+		return live.Snapshot().Limit
+	}
+	// Capped by the tool's maximum before the shell says anything...
+	assert.Equal(t, time.Minute, limitAfter(&fakeShell{res: &capabilities.ExecResult{}}))
+	// ...and then the shell's word.
+	assert.Equal(t, 45*time.Second, limitAfter(&fakeShell{res: &capabilities.ExecResult{}, limit: 45 * time.Second}))
 }
 
 func TestLive(t *testing.T) {

@@ -8,7 +8,14 @@
 // <tool>.md template fed with the same constants the code uses.
 //
 // Tools reach the world only through the capabilities.Environment passed
-// in each Call, and reach their thread only through ThreadControl.
+// in each Call, and reach their thread only through ThreadControl and,
+// for the sub-agent tools, Subagents.
+//
+// Besides its fixed tools, a registry may consult Providers (MCP
+// servers, package mcp) whose tools come and go while the host runs; it
+// asks them for every request and call, so a server that became ready
+// is offered from the next request on.
+//
 // A failure the model should react to is a Result with IsError set; a Go
 // error is reserved for failures of the host itself. The registry turns
 // panics into error results, so a broken tool cannot take the host down.

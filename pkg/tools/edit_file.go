@@ -17,11 +17,17 @@ import (
 // around a change.
 const EditDiffContext = 2
 
+// FileChangeMaxBytes caps the file edit_file changes and write_file
+// replaces: the file is held in memory a few times over (old, new, the
+// diff), so a larger one is refused after a stat, before it is read.
+const FileChangeMaxBytes = 10 << 20
+
+// fileChangeTemplate is the data of the edit_file and write_file
+// descriptions.
+var fileChangeTemplate = map[string]any{"MaxMB": FileChangeMaxBytes >> 20}
+
 //go:embed edit_file.md
 var editFileDescription string
-
-//go:embed write_file.md
-var writeFileDescription string
 
 // EditFileParams is the input of edit_file.
 type EditFileParams struct {
@@ -29,12 +35,6 @@ type EditFileParams struct {
 	OldString  string `json:"old_string" jsonschema:"the exact text to replace"`
 	NewString  string `json:"new_string" jsonschema:"the text to put in its place"`
 	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"replace every occurrence instead of requiring exactly one"`
-}
-
-// WriteFileParams is the input of write_file.
-type WriteFileParams struct {
-	Path    string `json:"path" jsonschema:"the file to write, relative to the workspace root"`
-	Content string `json:"content" jsonschema:"the whole new content of the file"`
 }
 
 type fileTool struct{ Tool }
@@ -52,62 +52,42 @@ func (*fileTool) Describe(input []byte) (string, string) {
 
 // EditFile returns the edit_file tool.
 func EditFile() Tool {
-	return &fileTool{MustTyped("edit_file", editFileDescription, nil, runEditFile)}
+	return &fileTool{MustTyped("edit_file", editFileDescription, fileChangeTemplate, runEditFile)}
 }
 
-// WriteFile returns the write_file tool.
-func WriteFile() Tool {
-	return &fileTool{MustTyped("write_file", writeFileDescription, nil, runWriteFile)}
-}
+// editError is edit.Apply's refusal, told apart from the FileIO's errors.
+type editError struct{ err error }
 
+func (e editError) Error() string { return e.err.Error() }
+
+// runEditFile reads, edits and writes the file as one Update, so edits of
+// one file running at once (all tool calls of a reply start together)
+// apply one after the other instead of overwriting each other.
 func runEditFile(ctx context.Context, call Call, p EditFileParams) Result {
 	if call.Env == nil || call.Env.Files == nil {
 		return Errorf("this environment cannot edit files")
 	}
 	path := resolveToolPath(call.Env, p.Path)
-	before, err := call.Env.Files.ReadFile(ctx, path)
-	if errors.Is(err, capabilities.ErrNotExist) {
-		return Errorf(fmt.Sprintf("%s does not exist; create it with write_file", path))
-	}
-	if err != nil {
-		return fileError(path, err)
-	}
-	after, count, err := edit.Apply(string(before), p.OldString, p.NewString, p.ReplaceAll)
-	if err != nil {
-		return Errorf(fmt.Sprintf("%s was not changed: %v", path, err))
-	}
-	if err := call.Env.Files.WriteFile(ctx, path, []byte(after)); err != nil {
-		return fileError(path, err)
-	}
-	return changeResult(call, path, string(before), after, fmt.Sprintf("Edited %s (%d replacement%s).", path, count, plural(count)))
-}
-
-func runWriteFile(ctx context.Context, call Call, p WriteFileParams) Result {
-	if call.Env == nil || call.Env.Files == nil {
-		return Errorf("this environment cannot write files")
-	}
-	path := resolveToolPath(call.Env, p.Path)
-	var before []byte
-	existed, err := call.Env.Files.Exists(ctx, path)
-	if err != nil {
-		return fileError(path, err)
-	}
-	if existed {
-		if before, err = call.Env.Files.ReadFile(ctx, path); err != nil {
-			return fileError(path, err)
+	var before, after string
+	var count int
+	err := call.Env.Files.Update(ctx, path, FileChangeMaxBytes, func(old []byte) ([]byte, error) {
+		before = string(old)
+		var err error
+		if after, count, err = edit.Apply(before, p.OldString, p.NewString, p.ReplaceAll); err != nil {
+			return nil, editError{err}
 		}
-	} else if err := call.Env.Files.MkdirAll(ctx, filepath.Dir(path)); err != nil {
-		return fileError(filepath.Dir(path), err)
+		return []byte(after), nil
+	})
+	var refused editError
+	switch {
+	case errors.Is(err, capabilities.ErrNotExist):
+		return Errorf(fmt.Sprintf("%s does not exist; create it with write_file", path))
+	case errors.As(err, &refused):
+		return Errorf(fmt.Sprintf("%s was not changed: %v", path, refused.err))
+	case err != nil:
+		return fileOpError(opEdit, path, err)
 	}
-	if err := call.Env.Files.WriteFile(ctx, path, []byte(p.Content)); err != nil {
-		return fileError(path, err)
-	}
-	verb := "Created"
-	if existed {
-		verb = "Wrote"
-	}
-	n := strings.Count(p.Content, "\n")
-	return changeResult(call, path, string(before), p.Content, fmt.Sprintf("%s %s (%d line%s).", verb, path, n, plural(n)))
+	return changeResult(call, path, before, after, fmt.Sprintf("Edited %s (%d replacement%s).", path, count, plural(count)))
 }
 
 // changeResult tells the model what changed and gives the chat a diff and

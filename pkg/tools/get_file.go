@@ -177,16 +177,57 @@ func readLine(br *bufio.Reader) (string, error) {
 	}
 }
 
-// fileError turns a FileIO error into a result the model can act on.
-func fileError(path string, err error) Result {
+// fileOp names what a file tool did, for its results: what it is called
+// in an error and how the result says it did not happen.
+type fileOp struct{ verb, notDone string }
+
+var (
+	opRead  = fileOp{"read", "was not read"}
+	opEdit  = fileOp{"edit", "was not changed"}
+	opWrite = fileOp{"write", "was not written"}
+)
+
+// fileError turns a FileIO error from reading into a result the model can
+// act on.
+func fileError(path string, err error) Result { return fileOpError(opRead, path, err) }
+
+// fileOpError turns a FileIO error into a result the model can act on,
+// worded for what the tool was doing.
+func fileOpError(op fileOp, path string, err error) Result {
 	var denied *capabilities.DeniedError
+	var tooLarge *capabilities.TooLargeError
 	switch {
 	case errors.As(err, &denied):
-		return Result{Text: fmt.Sprintf("%s was not read: %s.", path, denied.Reason), IsError: true, Summary: "not read: " + denied.Reason}
+		return Result{Text: fmt.Sprintf("%s %s: %s.", path, op.notDone, denied.Reason), IsError: true, Summary: op.notDone + ": " + denied.Reason}
 	case errors.Is(err, capabilities.ErrNotExist):
 		return Errorf(fmt.Sprintf("%s does not exist", path))
 	case errors.Is(err, capabilities.ErrIsDirectory):
 		return Errorf(fmt.Sprintf("%s is a directory; list it with bash_command (ls) or search it with grep", path))
+	case errors.Is(err, capabilities.ErrNotRegular):
+		return Errorf(fmt.Sprintf("%s %s: it is not a regular file (a FIFO, device or socket), which could block forever", path, op.notDone))
+	case errors.As(err, &tooLarge):
+		size := formatBytes(tooLarge.Size)
+		if size == formatBytes(tooLarge.Max) {
+			size = fmt.Sprintf("%d bytes", tooLarge.Size)
+		}
+		return Errorf(fmt.Sprintf("%s %s: it is %s, more than the %s the file tools handle; use bash_command (sed, head, tail) for it", path, op.notDone, size, formatBytes(tooLarge.Max)))
+	case errors.Is(err, capabilities.ErrDiskChanged):
+		return Errorf(fmt.Sprintf("%s %s: the user has unsaved changes to it in the editor and the file also changed on disk; ask the user to save or reload it (:w or :e!), then try again", path, op.notDone))
 	}
-	return Errorf(fmt.Sprintf("read %s: %v", path, err))
+	return Errorf(fmt.Sprintf("%s %s: %v", op.verb, path, err))
+}
+
+// formatBytes says a size in the unit that reads best (the caps are whole
+// MB or KB).
+func formatBytes(n int64) string {
+	unit := func(v float64, name string) string {
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", v), ".0") + " " + name
+	}
+	switch {
+	case n >= 1<<20:
+		return unit(float64(n)/(1<<20), "MB")
+	case n >= 1<<10:
+		return unit(float64(n)/(1<<10), "KB")
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

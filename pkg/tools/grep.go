@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
+	"github.com/magenta-nvim/magenta/pkg/secrets"
 )
 
 // What grep returns.
@@ -20,6 +21,24 @@ const (
 	GrepMaxContext = 10
 	GrepTimeout    = 30 * time.Second
 )
+
+// grepSecretsNote tells the model why files are missing and how the user
+// can let it see one (get_file asks the user for secrets).
+const (
+	grepSecretsHint = "To look at one, read it with get_file: the user is asked to approve it."
+	grepSecretsNote = "%d files that may hold secrets (.env*, *.pem, *.key, id_rsa*, credentials, .ssh/ …) were not searched. " + grepSecretsHint
+)
+
+// secretInWorkspace names the secret component of path below the
+// workspace cwd ("" when none, or when path is outside it: that search
+// asks the user anyway), as the file guard judges reads.
+func secretInWorkspace(cwd, path string) string {
+	rel, err := filepath.Rel(cwd, path)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return ""
+	}
+	return secrets.InPath(rel)
+}
 
 //go:embed grep.md
 var grepDescription string
@@ -66,6 +85,9 @@ func runGrep(ctx context.Context, call Call, p GrepParams) Result {
 		return Errorf("this environment cannot search files")
 	}
 	path := resolveToolPath(call.Env, p.Path)
+	if name := secretInWorkspace(call.Env.Cwd, path); name != "" {
+		return Result{Text: fmt.Sprintf("%s was not searched: it may hold secrets (%s). %s", p.Path, name, grepSecretsHint), Summary: "not searched: may hold secrets"}
+	}
 	res, err := call.Env.Searcher.Search(ctx, capabilities.SearchRequest{
 		ThreadID: call.ThreadID, RequestID: call.ID,
 		Pattern: p.Pattern, Path: path, Include: p.Include,
@@ -106,6 +128,9 @@ func FormatGrep(res *capabilities.SearchResult, pattern, path string) (text, sum
 	if res.TimedOut {
 		fmt.Fprintf(&b, "The search timed out after %s; the results are incomplete.\n", GrepTimeout)
 	}
+	if res.SecretsSkipped > 0 {
+		fmt.Fprintf(&b, grepSecretsNote+"\n", res.SecretsSkipped)
+	}
 	if len(res.Errors) > 0 {
 		b.WriteString("Errors:\n")
 		for _, e := range res.Errors {
@@ -118,6 +143,9 @@ func FormatGrep(res *capabilities.SearchResult, pattern, path string) (text, sum
 	}
 	if res.Matches == 0 {
 		summary = "no matches"
+	}
+	if res.SecretsSkipped > 0 {
+		summary += fmt.Sprintf(" (%d secret files not searched)", res.SecretsSkipped)
 	}
 	return strings.TrimRight(b.String(), "\n"), summary
 }

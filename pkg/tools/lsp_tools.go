@@ -23,7 +23,7 @@ var lspDescriptions string
 func lspDescription(name string) string {
 	t := template.Must(template.New("lsp").Parse(lspDescriptions))
 	var b bytes.Buffer
-	if err := t.ExecuteTemplate(&b, name, map[string]any{"Wait": lsp.ClientWait.String(), "Timeout": lsp.RequestTimeout.String()}); err != nil {
+	if err := t.ExecuteTemplate(&b, name, map[string]any{"Wait": lsp.ClientWait.String(), "Timeout": lsp.RequestTimeout.String(), "DiagnosticsWait": lsp.DiagnosticsWait.String()}); err != nil {
 		panic(err)
 	}
 	return b.String()
@@ -110,20 +110,42 @@ func runDiagnostics(ctx context.Context, call Call, p DiagnosticsParams) Result 
 	if p.FilePath != "" {
 		path = resolveToolPath(call.Env, p.FilePath)
 	}
-	diags, err := call.Env.Diagnostics.Diagnostics(ctx, path)
+	report, err := call.Env.Diagnostics.Diagnostics(ctx, path)
 	if err != nil {
 		return Errorf(err.Error())
 	}
+	diags := report.Items
+	// Never "no problems" when a server has not spoken yet: say so, and
+	// list what is known.
+	var notYet string
+	if len(report.NotReported) > 0 {
+		notYet = fmt.Sprintf("Not reported yet after %s (the list may be incomplete; ask again shortly): %s",
+			lsp.DiagnosticsWait, strings.Join(report.NotReported, ", "))
+	}
 	if len(diags) == 0 {
+		if notYet != "" {
+			return Result{Text: notYet, Summary: "servers have not reported yet"}
+		}
+		if len(report.NoServer) > 0 {
+			paths := make([]string, len(report.NoServer))
+			for i, p := range report.NoServer {
+				paths[i] = relToCwd(call.Env.Cwd, p)
+			}
+			return Result{Text: fmt.Sprintf("No diagnostics: no language server is attached to %s (waited %s), so nothing reports on it.",
+				strings.Join(paths, ", "), lsp.ClientWait), Summary: "no language server"}
+		}
 		return Result{Text: "No diagnostics.", Summary: "none"}
 	}
-	lines := make([]string, len(diags))
+	lines := make([]string, len(diags), len(diags)+1)
 	for i, d := range diags {
 		src := ""
 		if d.Source != "" {
 			src = " (" + d.Source + ")"
 		}
 		lines[i] = fmt.Sprintf("%s %s: %s%s", d.Severity, formatLocation(call.Env.Cwd, capabilities.Location{Path: d.Path, Line: d.Line, Col: d.Col}), d.Message, src)
+	}
+	if notYet != "" {
+		lines = append(lines, notYet)
 	}
 	return Result{Text: strings.Join(lines, "\n"), Summary: fmt.Sprintf("%d diagnostics", len(diags))}
 }
@@ -229,11 +251,15 @@ func isIdent(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.Is
 
 // formatLocation is "path:line:col", 1-based, relative to cwd when below.
 func formatLocation(cwd string, l capabilities.Location) string {
-	p := l.Path
+	return fmt.Sprintf("%s:%d:%d", relToCwd(cwd, l.Path), l.Line+1, l.Col+1)
+}
+
+// relToCwd shows p relative to cwd when it is inside it.
+func relToCwd(cwd, p string) string {
 	if r, err := filepath.Rel(cwd, p); err == nil && !strings.HasPrefix(r, "..") {
-		p = r
+		return r
 	}
-	return fmt.Sprintf("%s:%d:%d", p, l.Line+1, l.Col+1)
+	return p
 }
 
 func lspError(err error) Result {

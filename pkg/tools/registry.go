@@ -14,6 +14,37 @@ import (
 // afterwards; reads are safe for concurrent use.
 type Registry struct {
 	tools map[string]Tool
+	// providers add tools that come and go (MCP servers'); they are
+	// asked for every request and every call.
+	providers []Provider
+}
+
+// Provider supplies tools that change while the host runs. Tools must be
+// cheap and must not wait: it is called for every request.
+type Provider interface {
+	Tools() []Tool
+}
+
+// WithProvider returns a registry holding r's tools and, from then on,
+// p's; r is not changed. A built-in tool wins over a provided one of the
+// same name.
+func (r *Registry) WithProvider(p Provider) *Registry {
+	out := r.With()
+	out.providers = append(out.providers, p)
+	return out
+}
+
+// provided lists the providers' tools now, by name.
+func (r *Registry) provided() map[string]Tool {
+	out := map[string]Tool{}
+	for _, p := range r.providers {
+		for _, t := range p.Tools() {
+			if name := t.Spec().Name; r.tools[name] == nil {
+				out[name] = t
+			}
+		}
+	}
+	return out
 }
 
 // NewRegistry returns a registry of the given tools; a duplicate name is
@@ -58,8 +89,76 @@ func Builtin(cfg Config) *Registry {
 
 // Tool returns the named tool.
 func (r *Registry) Tool(name string) (Tool, bool) {
-	t, ok := r.tools[name]
+	if t, ok := r.tools[name]; ok {
+		return t, true
+	}
+	if len(r.providers) == 0 {
+		return nil, false
+	}
+	t, ok := r.provided()[name]
 	return t, ok
+}
+
+// Needer is implemented by tools that need capabilities beyond those
+// builtinNeeds lists (tools from outside, such as MCP servers').
+type Needer interface {
+	Needs() []capabilities.Capability
+}
+
+// builtinNeeds is what each built-in tool needs from the environment.
+var builtinNeeds = map[string][]capabilities.Capability{
+	"bash_command":    {capabilities.CapShell},
+	"grep":            {capabilities.CapSearch},
+	"web_fetch":       {capabilities.CapWeb},
+	"get_file":        {capabilities.CapFileIO},
+	"edit_file":       {capabilities.CapFileIO},
+	"write_file":      {capabilities.CapFileIO},
+	"hover":           {capabilities.CapLSP},
+	"find_references": {capabilities.CapLSP},
+	"diagnostics":     {capabilities.CapDiagnostics},
+	// yield_to_parent needs nothing: only sub-agents' registries hold it.
+	"spawn_subagents":    {capabilities.CapThreads},
+	"wait_for_subagents": {capabilities.CapThreads},
+}
+
+// Needs returns what the named tool needs from the environment.
+func (r *Registry) Needs(name string) []capabilities.Capability {
+	if t, ok := r.Tool(name); ok {
+		if n, ok := t.(Needer); ok {
+			return n.Needs()
+		}
+	}
+	return builtinNeeds[name]
+}
+
+// OfferedIn lists, sorted by name, the specs of the tools whose needs env
+// meets now. It is computed for every request, so tools appear and
+// disappear as the environment changes (a language server starting).
+func (r *Registry) OfferedIn(env *capabilities.Environment) []Spec {
+	specs := make([]Spec, 0, len(r.tools))
+	for name, t := range r.tools {
+		if env != nil && !meets(env, r.Needs(name)) {
+			continue
+		}
+		specs = append(specs, t.Spec())
+	}
+	for _, t := range r.provided() {
+		if n, ok := t.(Needer); ok && env != nil && !meets(env, n.Needs()) {
+			continue
+		}
+		specs = append(specs, t.Spec())
+	}
+	sort.Slice(specs, func(i, j int) bool { return specs[i].Name < specs[j].Name })
+	return specs
+}
+
+func meets(env *capabilities.Environment, needs []capabilities.Capability) bool {
+	for _, c := range needs {
+		if !env.Has(c) {
+			return false
+		}
+	}
+	return true
 }
 
 // Specs lists the tools' specs sorted by name, so requests are stable.
@@ -75,7 +174,7 @@ func (r *Registry) Specs() []Spec {
 // Run runs the named tool. An unknown name, a panic in the tool, or a
 // cancelled context become error results the model can read.
 func (r *Registry) Run(ctx context.Context, name string, call Call) (res Result) {
-	t, ok := r.tools[name]
+	t, ok := r.Tool(name)
 	if !ok {
 		return Errorf(fmt.Sprintf("unknown tool %q; available tools: %v", name, r.names()))
 	}
@@ -95,6 +194,9 @@ func (r *Registry) Run(ctx context.Context, name string, call Call) (res Result)
 func (r *Registry) names() []string {
 	names := make([]string, 0, len(r.tools))
 	for n := range r.tools {
+		names = append(names, n)
+	}
+	for n := range r.provided() {
 		names = append(names, n)
 	}
 	sort.Strings(names)

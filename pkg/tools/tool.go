@@ -28,6 +28,9 @@ type Call struct {
 	Input    json.RawMessage
 	Env      *capabilities.Environment
 	Thread   ThreadControl
+	// Subagents spawns and waits for sub-agents, and lets a sub-agent
+	// yield its result (nil where the thread cannot).
+	Subagents Subagents
 	// Live shows progress in the chat while the call runs (may be nil).
 	Live *Live
 }

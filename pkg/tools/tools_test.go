@@ -29,7 +29,8 @@ func TestThreadTitle(t *testing.T) {
 		{"wrong type", `{"title":3}`, "invalid input for thread_title", ""},
 		{"unknown field", `{"title":"a","x":1}`, "invalid input for thread_title", ""},
 		{"not JSON", `{"title":`, "not valid JSON", ""},
-		{"adapter-wrapped bad arguments", `{"_invalid_arguments":"title=x"}`, "the arguments were not a JSON object: title=x", ""},
+		{"adapter-wrapped bad arguments", `{"_invalid_arguments":"title=x"}`, "your input was not valid JSON (a JSON object was expected); it was: title=x", ""},
+		{"a long bad input is quoted in part", `{"_invalid_arguments":"` + strings.Repeat("y", 500) + `"}`, "it was: " + strings.Repeat("y", InvalidInputExcerpt) + "…", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -15,6 +15,31 @@ import (
 // tool arguments that were not a JSON object.
 const InvalidArgumentsKey = "_invalid_arguments"
 
+// InvalidInputExcerpt bounds how much of an invalid input is quoted back to
+// the model and shown in the chat.
+const InvalidInputExcerpt = 200
+
+// InvalidInput reports whether a provider adapter marked input as not a
+// JSON object, with a bounded excerpt of what the model sent.
+func InvalidInput(input []byte) (excerpt string, invalid bool) {
+	if !bytes.Contains(input, []byte(InvalidArgumentsKey)) {
+		return "", false
+	}
+	var m map[string]any
+	if json.Unmarshal(input, &m) != nil {
+		return "", false
+	}
+	raw, ok := m[InvalidArgumentsKey]
+	if !ok {
+		return "", false
+	}
+	text := fmt.Sprint(raw)
+	if r := []rune(text); len(r) > InvalidInputExcerpt {
+		text = string(r[:InvalidInputExcerpt]) + "…"
+	}
+	return text, true
+}
+
 // Typed builds a Tool whose input is the struct P. The schema is inferred
 // from P (use `json` tags for names, `jsonschema` tags for descriptions,
 // omitempty for optional fields). description is a text/template rendered
@@ -85,12 +110,10 @@ func decodeInput[P any](input json.RawMessage, resolved *jsonschema.Resolved) (P
 	if err := json.Unmarshal(input, &generic); err != nil {
 		return params, fmt.Errorf("input is not valid JSON: %v", err)
 	}
-	// The OpenAI-compatible adapter wraps arguments that were not a JSON
-	// object this way, so the model learns what it sent.
-	if m, ok := generic.(map[string]any); ok {
-		if raw, bad := m[InvalidArgumentsKey]; bad {
-			return params, fmt.Errorf("the arguments were not a JSON object: %v", raw)
-		}
+	// The provider adapters wrap arguments that were not a JSON object
+	// this way, so the model learns what it sent.
+	if excerpt, bad := InvalidInput(input); bad {
+		return params, fmt.Errorf("your input was not valid JSON (a JSON object was expected); it was: %s", excerpt)
 	}
 	if err := resolved.Validate(generic); err != nil {
 		return params, err

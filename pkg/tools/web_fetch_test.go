@@ -31,7 +31,7 @@ func (m memArtifacts) Save(thread, req, name string, data []byte) (string, error
 	return p, nil
 }
 
-func runFetch(f *fakeFetcher, arts memArtifacts, input string) Result {
+func runFetch(f capabilities.Fetcher, arts memArtifacts, input string) Result {
 	env := &capabilities.Environment{Cwd: "/ws", Fetcher: f, Artifacts: arts}
 	return Default().Run(context.Background(), "web_fetch", Call{ID: "tu", ThreadID: "th", Input: json.RawMessage(input), Env: env})
 }

@@ -64,9 +64,19 @@ const ModTimeSlack = 2 * time.Second
 // reads back. A regular file at the path or at one of its parents is an
 // error (any error) and the file is left unchanged.
 //
+// Update. It hands change the exact content and stores what change
+// returns; a missing path (or one under a missing directory) fails with
+// ErrNotExist, a directory with ErrIsDirectory, a file over maxBytes with
+// ErrTooLarge (a *TooLargeError with the size and the cap), all without
+// calling change; an error from change is returned (errors.Is) and the
+// file is left as it was.
+//
 // Concurrency. Eight goroutines writing, reading, statting and checking
-// their own files in one directory at once see only their own bytes;
-// run the suite under -race.
+// their own files in one directory at once see only their own bytes; run
+// the suite under -race. Shared file: eight goroutines each appending
+// twenty lines to one file with Update, while others replace a second
+// file with WriteFile, lose no line: every Update sees the result of the
+// one before.
 func FileIO(t *testing.T, newFS func(t *testing.T) (fs capabilities.FileIO, root string)) {
 	t.Helper()
 	setup := func(t *testing.T) (capabilities.FileIO, string) {
@@ -87,6 +97,8 @@ func FileIO(t *testing.T, newFS func(t *testing.T) (fs capabilities.FileIO, root
 	t.Run("Exists", func(t *testing.T) { testExists(t, setup) })
 	t.Run("MkdirAll", func(t *testing.T) { testMkdirAll(t, setup) })
 	t.Run("Concurrent", func(t *testing.T) { testConcurrent(t, setup) })
+	t.Run("Update", func(t *testing.T) { testUpdate(t, setup) })
+	t.Run("SharedFile", func(t *testing.T) { testSharedFile(t, setup) })
 }
 
 type setupFunc func(t *testing.T) (capabilities.FileIO, string)
@@ -131,6 +143,9 @@ func testCancelled(t *testing.T, setup setupFunc) {
 	assert.ErrorIs(t, fs.WriteFile(ctx, file, []byte("changed")), context.Canceled, "WriteFile existing")
 	dir := filepath.Join(root, "d1", "d2")
 	assert.ErrorIs(t, fs.MkdirAll(ctx, dir), context.Canceled, "MkdirAll")
+	assert.ErrorIs(t, fs.Update(ctx, file, 1<<20, func([]byte) ([]byte, error) {
+		return []byte("changed"), nil
+	}), context.Canceled, "Update")
 
 	ok, err := fs.Exists(bg, fresh)
 	require.NoError(t, err)

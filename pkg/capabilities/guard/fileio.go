@@ -59,7 +59,7 @@ func NewFileIO(inner capabilities.FileIO, o FileOptions) *FileIO {
 
 // Open implements capabilities.FileIO.
 func (f *FileIO) Open(ctx context.Context, path string) (io.ReadCloser, error) {
-	if err := f.check(ctx, path, false); err != nil {
+	if _, err := f.check(ctx, path, false); err != nil {
 		return nil, err
 	}
 	return f.inner.Open(ctx, path)
@@ -67,23 +67,35 @@ func (f *FileIO) Open(ctx context.Context, path string) (io.ReadCloser, error) {
 
 // ReadFile implements capabilities.FileIO.
 func (f *FileIO) ReadFile(ctx context.Context, path string) ([]byte, error) {
-	if err := f.check(ctx, path, false); err != nil {
+	if _, err := f.check(ctx, path, false); err != nil {
 		return nil, err
 	}
 	return f.inner.ReadFile(ctx, path)
 }
 
-// WriteFile implements capabilities.FileIO.
+// WriteFile implements capabilities.FileIO; the write is confined to the
+// root that allowed it (see beneath).
 func (f *FileIO) WriteFile(ctx context.Context, path string, data []byte) error {
-	if err := f.check(ctx, path, true); err != nil {
+	resolved, err := f.check(ctx, path, true)
+	if err != nil {
 		return err
 	}
-	return f.inner.WriteFile(ctx, path, data)
+	return f.inner.WriteFile(f.beneath(ctx, resolved), path, data)
+}
+
+// Update implements capabilities.FileIO: it reads and writes path, so it
+// is checked as a write, and confined like one.
+func (f *FileIO) Update(ctx context.Context, path string, maxBytes int64, change func(old []byte) ([]byte, error)) error {
+	resolved, err := f.check(ctx, path, true)
+	if err != nil {
+		return err
+	}
+	return f.inner.Update(f.beneath(ctx, resolved), path, maxBytes, change)
 }
 
 // Stat implements capabilities.FileIO.
 func (f *FileIO) Stat(ctx context.Context, path string) (capabilities.FileInfo, error) {
-	if err := f.check(ctx, path, false); err != nil {
+	if _, err := f.check(ctx, path, false); err != nil {
 		return capabilities.FileInfo{}, err
 	}
 	return f.inner.Stat(ctx, path)
@@ -91,7 +103,7 @@ func (f *FileIO) Stat(ctx context.Context, path string) (capabilities.FileInfo, 
 
 // Exists implements capabilities.FileIO.
 func (f *FileIO) Exists(ctx context.Context, path string) (bool, error) {
-	if err := f.check(ctx, path, false); err != nil {
+	if _, err := f.check(ctx, path, false); err != nil {
 		return false, err
 	}
 	return f.inner.Exists(ctx, path)
@@ -99,19 +111,43 @@ func (f *FileIO) Exists(ctx context.Context, path string) (bool, error) {
 
 // MkdirAll implements capabilities.FileIO.
 func (f *FileIO) MkdirAll(ctx context.Context, path string) error {
-	if err := f.check(ctx, path, true); err != nil {
+	resolved, err := f.check(ctx, path, true)
+	if err != nil {
 		return err
 	}
-	return f.inner.MkdirAll(ctx, path)
+	return f.inner.MkdirAll(f.beneath(ctx, resolved), path)
+}
+
+// beneath returns ctx asking the disk to write resolved (the path as the
+// check judged it) inside the directory that made it allowed: the
+// workspace, or the root of the user's rule. If a directory on the path is
+// swapped for a symlink leading out after the check, the write fails
+// instead of landing outside. A path outside both (one the user approved)
+// is written as it resolves.
+func (f *FileIO) beneath(ctx context.Context, resolved string) context.Context {
+	root := ""
+	if within(f.o.Workspace, resolved) {
+		root = f.o.Workspace
+	} else if rule, ok := f.rule(resolved); ok {
+		root = rule.Path
+	}
+	if root == "" || root == resolved {
+		return ctx
+	}
+	rel, err := filepath.Rel(root, resolved)
+	if err != nil {
+		return ctx
+	}
+	return capabilities.WithBeneath(ctx, capabilities.Beneath{Root: root, Rel: rel})
 }
 
 // check asks unless the rules allow the access; YES is remembered for the
-// calling thread and path.
-func (f *FileIO) check(ctx context.Context, path string, write bool) error {
+// calling thread and path. It returns the path resolved as judged.
+func (f *FileIO) check(ctx context.Context, path string, write bool) (string, error) {
 	resolved := resolvePath(path)
 	reason := f.reason(resolved, write)
 	if reason == "" {
-		return nil
+		return resolved, nil
 	}
 	call := capabilities.CallFrom(ctx)
 	kind := KindFileRead
@@ -120,15 +156,15 @@ func (f *FileIO) check(ctx context.Context, path string, write bool) error {
 	}
 	key := call.ThreadID + "\x00" + resolved
 	if f.o.Remembered.Has(kind, key) {
-		return nil
+		return resolved, nil
 	}
 	if _, err := askUser(ctx, f.o.Broker, approval.Request{
 		ThreadID: call.ThreadID, ToolUseID: call.RequestID, Kind: kind, Subject: resolved, Reason: reason, NoAlways: true,
 	}, "the user declined"); err != nil {
-		return err
+		return "", err
 	}
 	f.o.Remembered.Remember(kind, key)
-	return nil
+	return resolved, nil
 }
 
 // reason says why access to the resolved path needs approval, "" when it

@@ -29,6 +29,10 @@ func (f *okFS) Stat(context.Context, string) (capabilities.FileInfo, error) {
 	f.calls++
 	return capabilities.FileInfo{}, nil
 }
+func (f *okFS) Update(context.Context, string, int64, func([]byte) ([]byte, error)) error {
+	f.calls++
+	return nil
+}
 func (f *okFS) Exists(context.Context, string) (bool, error) { f.calls++; return true, nil }
 func (f *okFS) MkdirAll(context.Context, string) error       { f.calls++; return nil }
 
@@ -99,4 +103,60 @@ func TestFileApprovalIsRememberedForTheThread(t *testing.T) {
 	defer cancel()
 	err = g.WriteFile(ctx3, path, []byte("x"))
 	assert.ErrorIs(t, err, capabilities.ErrPermissionDenied, "a write asks separately; abort declines")
+}
+
+// beneathFS records the confinement each write carried.
+type beneathFS struct {
+	okFS
+	got []capabilities.Beneath
+}
+
+func (f *beneathFS) record(ctx context.Context) {
+	b, _ := capabilities.BeneathFrom(ctx)
+	f.got = append(f.got, b)
+}
+
+func (f *beneathFS) WriteFile(ctx context.Context, _ string, _ []byte) error {
+	f.record(ctx)
+	return nil
+}
+
+func (f *beneathFS) Update(ctx context.Context, _ string, _ int64, _ func([]byte) ([]byte, error)) error {
+	f.record(ctx)
+	return nil
+}
+
+func (f *beneathFS) MkdirAll(ctx context.Context, _ string) error {
+	f.record(ctx)
+	return nil
+}
+
+// Update is a write: a secret asks with the write kind. Writes in the
+// workspace or under a write rule carry their root and the path as judged
+// to the disk; an approved path elsewhere carries none.
+func TestUpdateIsCheckedAndConfinedLikeAWrite(t *testing.T) {
+	ws, docs, outside := realDir(t), realDir(t), realDir(t)
+	b := approval.NewBroker(nil)
+	inner := &beneathFS{}
+	g := NewFileIO(inner, FileOptions{Workspace: ws, Rules: []FileRule{{Path: docs, Write: true}}, Broker: b, Remembered: NewRemembered()})
+	ctx := capabilities.WithCall(context.Background(), capabilities.CallInfo{ThreadID: "t", RequestID: "tu"})
+	keep := func(old []byte) ([]byte, error) { return old, nil }
+
+	go func() {
+		req := answerNext(t, b, approval.Deny)
+		assert.Equal(t, KindFileWrite, req.Kind)
+	}()
+	assert.ErrorIs(t, g.Update(ctx, filepath.Join(ws, ".env"), 10, keep), capabilities.ErrPermissionDenied)
+
+	require.NoError(t, g.Update(ctx, filepath.Join(ws, "src", "a.go"), 10, keep))
+	require.NoError(t, g.WriteFile(ctx, filepath.Join(docs, "guide.md"), nil))
+	require.NoError(t, g.MkdirAll(ctx, filepath.Join(ws, "new")))
+	go answerNext(t, b, approval.Allow)
+	require.NoError(t, g.WriteFile(ctx, filepath.Join(outside, "x"), nil))
+	assert.Equal(t, []capabilities.Beneath{
+		{Root: ws, Rel: filepath.Join("src", "a.go")},
+		{Root: docs, Rel: "guide.md"},
+		{Root: ws, Rel: "new"},
+		{},
+	}, inner.got)
 }

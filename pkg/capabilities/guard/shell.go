@@ -13,9 +13,17 @@ import (
 // KindBash is the approval kind of shell commands.
 const KindBash = "bash"
 
-// CheckBash decides whether command may run in cwd without asking; when
-// not, reason says why in a short sentence.
-type CheckBash func(command, cwd string) (allow bool, reason string)
+// BashVerdict is the permission check's answer for one command: Allow
+// (safe anywhere: runs unconfined), Sandbox (runs without asking, but
+// only confined) or neither (asks). Reason says why it is not allowed,
+// in a short sentence.
+type BashVerdict struct {
+	Allow, Sandbox bool
+	Reason         string
+}
+
+// CheckBash decides how command may run in cwd.
+type CheckBash func(command, cwd string) BashVerdict
 
 // ShellOptions configures a guarded Shell.
 type ShellOptions struct {
@@ -25,10 +33,14 @@ type ShellOptions struct {
 	Check          CheckBash
 	Broker         *approval.Broker
 	Remembered     *Remembered
+	// Sandbox reports whether the inner Shell can run commands confined
+	// now, and if not, why ("bwrap not found"). nil: it cannot.
+	Sandbox func() (available bool, why string)
 }
 
-// Shell is a capabilities.Shell that asks before running what Check does
-// not allow.
+// Shell is a capabilities.Shell that runs what Check allows, runs what
+// Check would confine in the sandbox when there is one, and asks before
+// running anything else.
 type Shell struct {
 	inner capabilities.Shell
 	opts  ShellOptions
@@ -43,32 +55,102 @@ func NewShell(inner capabilities.Shell, opts ShellOptions) *Shell {
 
 // Execute implements capabilities.Shell. A command the user declines, or
 // one whose approval was withdrawn because the thread was aborted,
-// returns a *capabilities.DeniedError.
+// returns a *capabilities.DeniedError. What the user approved (now or
+// with ALWAYS) runs unconfined, as approved. A confined run that the
+// sandbox blocked offers to run the command again outside it.
 func (s *Shell) Execute(ctx context.Context, command string, opts capabilities.ExecOptions) (*capabilities.ExecResult, error) {
 	if opts.Cwd == "" {
 		opts.Cwd = s.opts.Cwd
 	}
-	if !s.opts.Remembered.Has(KindBash, command) {
-		allow, reason := s.decide(command, opts.Cwd)
-		if !allow {
-			d, err := askUser(ctx, s.opts.Broker, approval.Request{
-				ThreadID: opts.ThreadID, ToolUseID: opts.RequestID,
-				Kind: KindBash, Subject: command, Reason: reason,
-			}, "the user declined to run it")
-			if err != nil {
-				return nil, err
-			}
-			if d == approval.AllowAlways {
-				s.opts.Remembered.Remember(KindBash, command)
-			}
+	opts.Sandbox = false
+	key := rememberKey(command, opts.Cwd)
+	if s.opts.Remembered.Has(KindBash, key) {
+		return s.inner.Execute(ctx, command, opts)
+	}
+	v := s.decide(command, opts.Cwd)
+	switch {
+	case v.Allow:
+		return s.inner.Execute(ctx, command, opts)
+	case v.Sandbox:
+		available, why := s.sandbox()
+		if available {
+			return s.confined(ctx, command, opts, key)
 		}
+		v.Reason = fmt.Sprintf("%s; the sandbox that would run it confined is off (%s)", v.Reason, why)
+	}
+	if err := s.approve(ctx, command, opts, key, v.Reason); err != nil {
+		return nil, err
 	}
 	return s.inner.Execute(ctx, command, opts)
 }
 
-func (s *Shell) decide(command, cwd string) (bool, string) {
+// confined runs command in the sandbox. When the sandbox blocked
+// something, the user may run it again outside: yes returns that run's
+// result; no (or an abort while asking) returns the confined one, which
+// says what was blocked.
+func (s *Shell) confined(ctx context.Context, command string, opts capabilities.ExecOptions, key string) (*capabilities.ExecResult, error) {
+	confinedOpts := opts
+	confinedOpts.Sandbox = true
+	res, err := s.inner.Execute(ctx, command, confinedOpts)
+	if err != nil && ctx.Err() == nil {
+		// It could not run confined (a workspace too large to scan for
+		// secrets, a sandbox that failed to start): never run it
+		// unconfined silently, but let the user decide rather than
+		// leave the model with a command it can never run.
+		reason := fmt.Sprintf("it could not run in the sandbox (%v) — run it outside the sandbox?", err)
+		if aerr := s.approve(ctx, command, opts, key, reason); aerr != nil {
+			return nil, aerr
+		}
+		return s.inner.Execute(ctx, command, opts)
+	}
+	if err != nil || res == nil || res.Blocked == "" || ctx.Err() != nil {
+		return res, err
+	}
+	reason := res.Blocked + " — run it again outside the sandbox?"
+	if err := s.approve(ctx, command, opts, key, reason); err != nil {
+		return res, nil
+	}
+	return s.inner.Execute(ctx, command, opts)
+}
+
+// approve asks the user to run command unconfined; an ALWAYS covers the
+// command in this working directory from then on.
+func (s *Shell) approve(ctx context.Context, command string, opts capabilities.ExecOptions, key, reason string) error {
+	d, err := askUser(ctx, s.opts.Broker, approval.Request{
+		ThreadID: opts.ThreadID, ToolUseID: opts.RequestID,
+		Kind: KindBash, Subject: command, Reason: reason,
+	}, "the user declined to run it")
+	if err == nil && d == approval.AllowAlways {
+		s.opts.Remembered.Remember(KindBash, key)
+	}
+	return err
+}
+
+func (s *Shell) sandbox() (bool, string) {
+	if s.opts.Sandbox == nil {
+		return false, "no sandbox is configured"
+	}
+	return s.opts.Sandbox()
+}
+
+// rememberKey is what an ALWAYS for a command covers: the command string
+// run in the same physical working directory. The model chooses the
+// working directory, so an ALWAYS for `rm -rf build` in the workspace
+// must not cover the same string run in $HOME or through a symlink to
+// it. (ExecOptions passes no environment variables to the command; if it
+// ever does, they belong in the key too.) The NUL cannot occur in either
+// part, so distinct pairs give distinct keys.
+func rememberKey(command, cwd string) string {
+	dir := filepath.Clean(cwd)
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	return command + "\x00" + dir
+}
+
+func (s *Shell) decide(command, cwd string) BashVerdict {
 	if !within(s.opts.Workspace, cwd) {
-		return false, fmt.Sprintf("runs in %s, outside the workspace", cwd)
+		return BashVerdict{Reason: fmt.Sprintf("runs in %s, outside the workspace", cwd)}
 	}
 	return s.opts.Check(command, cwd)
 }

@@ -3,6 +3,8 @@ package guard
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -33,11 +35,11 @@ func (r *recordShell) ran() []string {
 }
 
 // onlyLs allows "ls" and asks for anything else.
-func onlyLs(command, _ string) (bool, string) {
+func onlyLs(command, _ string) BashVerdict {
 	if command == "ls" {
-		return true, ""
+		return BashVerdict{Allow: true}
 	}
-	return false, "runs `" + command + "`, which no rule allows"
+	return BashVerdict{Reason: "runs `" + command + "`, which no rule allows"}
 }
 
 func setup() (*Shell, *recordShell, *approval.Broker) {
@@ -126,4 +128,36 @@ func TestAbortWithdrawsTheRequest(t *testing.T) {
 	assert.Contains(t, err.Error(), "aborted")
 	assert.Empty(t, inner.ran())
 	assert.Empty(t, b.Pending(""))
+}
+
+// Regression: ALWAYS was keyed by the command string alone, and the model
+// chooses the working directory, so an ALWAYS for `rm -rf build` in the
+// workspace also covered `rm -rf build` run in $HOME. The answer now
+// covers the command in the same physical directory only.
+func TestAlwaysCoversTheCommandInItsWorkingDirectoryOnly(t *testing.T) {
+	ws, home := t.TempDir(), t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(ws, "sub"), 0o755))
+	require.NoError(t, os.Symlink(home, filepath.Join(ws, "home-link")))
+	inner := &recordShell{}
+	b := approval.NewBroker(nil)
+	s := NewShell(inner, ShellOptions{Workspace: ws, Cwd: ws, Check: onlyLs, Broker: b, Remembered: NewRemembered()})
+	ctx := context.Background()
+
+	go answerNext(t, b, approval.AllowAlways)
+	_, err := s.Execute(ctx, "rm -rf build", capabilities.ExecOptions{Cwd: ws})
+	require.NoError(t, err)
+	_, err = s.Execute(ctx, "rm -rf build", capabilities.ExecOptions{})
+	require.NoError(t, err, "the default working directory is the same one: no second question")
+	_, err = s.Execute(ctx, "rm -rf build", capabilities.ExecOptions{Cwd: ws + "/./"})
+	require.NoError(t, err, "another spelling of the same directory: no second question")
+	assert.Empty(t, b.Pending(""))
+
+	for _, cwd := range []string{home, filepath.Join(ws, "sub"), filepath.Join(ws, "home-link")} {
+		done := make(chan approval.Request, 1)
+		go func() { done <- answerNext(t, b, approval.Deny) }()
+		_, err = s.Execute(ctx, "rm -rf build", capabilities.ExecOptions{Cwd: cwd})
+		require.ErrorIs(t, err, capabilities.ErrPermissionDenied, cwd)
+		assert.Equal(t, "rm -rf build", (<-done).Subject, cwd)
+	}
+	assert.Len(t, inner.ran(), 3)
 }

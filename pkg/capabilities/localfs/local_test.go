@@ -159,20 +159,69 @@ func TestOpenReaderHonoursContext(t *testing.T) {
 	assert.ErrorIs(t, err, context.Canceled)
 }
 
-func TestWriteToFIFOIsInPlace(t *testing.T) {
+// A FIFO is refused for reading and writing, at once: opening one
+// without a writer (or a reader) would block forever.
+func TestFIFOIsRefused(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Skip("no FIFOs here:", err)
 	}
-	done := make(chan []byte)
-	go func() {
-		data, _ := os.ReadFile(fifo)
-		done <- data
-	}()
-	require.NoError(t, New().WriteFile(bg, fifo, []byte("through the pipe")))
-	assert.Equal(t, "through the pipe", string(<-done))
+	l := New()
+	_, err := l.Open(bg, fifo)
+	assert.ErrorIs(t, err, capabilities.ErrNotRegular, "Open")
+	_, err = l.ReadFile(bg, fifo)
+	assert.ErrorIs(t, err, capabilities.ErrNotRegular, "ReadFile")
+	assert.ErrorIs(t, l.WriteFile(bg, fifo, []byte("x")), capabilities.ErrNotRegular, "WriteFile")
+	assert.ErrorIs(t, l.Update(bg, fifo, 1<<20, func(b []byte) ([]byte, error) { return b, nil }), capabilities.ErrNotRegular, "Update")
 	info, err := os.Lstat(fifo)
 	require.NoError(t, err)
 	assert.NotZero(t, info.Mode()&fs.ModeNamedPipe, "the FIFO must not be replaced")
+}
+
+// Update reads no more than the cap allows, even when a stat said the
+// file was smaller (it grew in between): a file growing without end
+// cannot make it read without end.
+func TestUpdateOfAGrowingFileStopsAtTheCap(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "grow.txt")
+	require.NoError(t, os.WriteFile(path, []byte("small"), 0o644))
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	require.NoError(t, os.WriteFile(path, []byte("now much larger than the cap"), 0o644))
+	_, err = readCapped(bg, f, path, 5, 10)
+	var tooLarge *capabilities.TooLargeError
+	require.ErrorAs(t, err, &tooLarge)
+	assert.Equal(t, int64(11), tooLarge.Size, "read cap+1 bytes, not the whole file")
+}
+
+// Confined beneath a root, a write never follows a symlink out of it: not
+// through a directory, not as the file itself. In-root directories still
+// work, and nothing is created outside.
+func TestConfinedWritesStayBeneathTheRoot(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	l := New()
+	require.NoError(t, os.Mkdir(filepath.Join(root, "in"), 0o755))
+	require.NoError(t, os.Symlink(outside, filepath.Join(root, "out")))
+	require.NoError(t, os.Symlink(filepath.Join(outside, "f.txt"), filepath.Join(root, "in", "link.txt")))
+	beneath := func(rel string) context.Context {
+		return capabilities.WithBeneath(bg, capabilities.Beneath{Root: root, Rel: rel})
+	}
+
+	require.NoError(t, l.WriteFile(beneath("in/ok.txt"), filepath.Join(root, "in", "ok.txt"), []byte("ok")))
+	got, err := os.ReadFile(filepath.Join(root, "in", "ok.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "ok", string(got))
+	require.NoError(t, l.Update(beneath("in/ok.txt"), filepath.Join(root, "in", "ok.txt"), 10, func(b []byte) ([]byte, error) {
+		return append(b, '!'), nil
+	}))
+	require.NoError(t, l.MkdirAll(beneath("in/new/dir"), filepath.Join(root, "in", "new", "dir")))
+
+	assert.Error(t, l.WriteFile(beneath("out/x.txt"), filepath.Join(root, "out", "x.txt"), []byte("x")), "through a directory link")
+	assert.Error(t, l.WriteFile(beneath("in/link.txt"), filepath.Join(root, "in", "link.txt"), []byte("x")), "through a file link")
+	assert.Error(t, l.MkdirAll(beneath("out/d"), filepath.Join(root, "out", "d")), "mkdir through a link")
+	assert.Error(t, l.WriteFile(beneath("../x.txt"), filepath.Join(root, "..", "x.txt"), []byte("x")), "a relative path leaving the root")
+	entries, err := os.ReadDir(outside)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "nothing written outside")
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"syscall"
 
@@ -38,13 +39,25 @@ func (*FS) ReadFile(ctx context.Context, path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	size := info.Size()
+	return readCapped(ctx, f, path, info.Size(), math.MaxInt64-1)
+}
+
+// readCapped reads f (size bytes by its stat) while ctx lasts, refusing it
+// above maxBytes: by its size before reading, and by reading at most
+// maxBytes+1 bytes in case it grew since.
+func readCapped(ctx context.Context, f *os.File, path string, size, maxBytes int64) ([]byte, error) {
+	if size > maxBytes {
+		return nil, fmt.Errorf("read %s: %w", path, &capabilities.TooLargeError{Size: size, Max: maxBytes})
+	}
 	if size < 0 || size > 1<<30 {
 		size = 0 // unknown or huge: let the buffer grow
 	}
 	buf := bytes.NewBuffer(make([]byte, 0, size+1))
-	if _, err := buf.ReadFrom(&ctxFile{ctx: ctx, f: f, path: path}); err != nil {
+	if _, err := buf.ReadFrom(io.LimitReader(&ctxFile{ctx: ctx, f: f, path: path}, maxBytes+1)); err != nil {
 		return nil, err
+	}
+	if int64(buf.Len()) > maxBytes {
+		return nil, fmt.Errorf("read %s: %w", path, &capabilities.TooLargeError{Size: int64(buf.Len()), Max: maxBytes})
 	}
 	return buf.Bytes(), nil
 }
@@ -78,12 +91,12 @@ func (*FS) Exists(ctx context.Context, path string) (bool, error) {
 }
 
 // MkdirAll creates path and its missing parents with mode 0755 (less the
-// umask).
+// umask), beneath the confinement in ctx if there is one.
 func (*FS) MkdirAll(ctx context.Context, path string) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("mkdir %s: %w", path, err)
 	}
-	err := os.MkdirAll(path, 0o755)
+	err := mkdirAll(ctx, path)
 	if err == nil {
 		return nil
 	}
@@ -103,12 +116,28 @@ func (*FS) MkdirAll(ctx context.Context, path string) error {
 	return wrap("mkdir", path, err)
 }
 
-// openFile opens path for reading and refuses directories.
+func mkdirAll(ctx context.Context, path string) error {
+	b, ok := capabilities.BeneathFrom(ctx)
+	if !ok {
+		return os.MkdirAll(path, 0o755)
+	}
+	root, err := os.OpenRoot(b.Root)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	return root.MkdirAll(b.Rel, 0o755)
+}
+
+// openFile opens path for reading and refuses directories, FIFOs, devices
+// and sockets. It opens without blocking (a FIFO without a writer would
+// block open(2) forever) and checks the opened file, not the name, so a
+// file swapped for a FIFO in between is caught too.
 func openFile(ctx context.Context, op, path string) (*os.File, fs.FileInfo, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, fmt.Errorf("%s %s: %w", op, path, err)
 	}
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, nil, wrap(op, path, err)
 	}
@@ -117,9 +146,13 @@ func openFile(ctx context.Context, op, path string) (*os.File, fs.FileInfo, erro
 		f.Close()
 		return nil, nil, wrap(op, path, err)
 	}
-	if info.IsDir() {
+	switch {
+	case info.IsDir():
 		f.Close()
 		return nil, nil, fmt.Errorf("%s %s: %w", op, path, capabilities.ErrIsDirectory)
+	case !info.Mode().IsRegular():
+		f.Close()
+		return nil, nil, fmt.Errorf("%s %s: %w", op, path, capabilities.ErrNotRegular)
 	}
 	return f, info, nil
 }

@@ -55,7 +55,7 @@ func BenchmarkProcessor(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		l := newLogFile(f)
+		l := newLogFile(f, DefaultLogMaxBytes)
 		p := newProcessor(l, nil)
 		st := &p.streams[capabilities.Stdout]
 		for i := 0; i < len(out); i += 10000 {
@@ -107,4 +107,33 @@ func procStatusKB(b *testing.B, field string) int {
 	}
 	b.Fatalf("%s not in /proc/self/status", field)
 	return 0
+}
+
+// BenchmarkTrue measures the per-call cost of the process supervisor:
+// `true` through Execute with and without it (the test binary is its own
+// supervisor, see TestMain), and with the host binary as supervisor when
+// MAGENTA_HOST_BIN names one.
+func BenchmarkTrue(b *testing.B) {
+	shells := []struct {
+		name string
+		opts Options
+	}{{"direct", Options{Unsupervised: true}}, {"supervised", Options{}}}
+	if host := os.Getenv("MAGENTA_HOST_BIN"); host != "" {
+		shells = append(shells, struct {
+			name string
+			opts Options
+		}{"supervised-by-host-binary", Options{Supervisor: host}})
+	}
+	for _, s := range shells {
+		b.Run(s.name, func(b *testing.B) {
+			s.opts.LogRoot = b.TempDir()
+			sh := New(s.opts)
+			opts := capabilities.ExecOptions{ThreadID: "bench", RequestID: "true"}
+			for b.Loop() {
+				if res, err := sh.Execute(context.Background(), "true", opts); err != nil || res.ExitCode != 0 {
+					b.Fatalf("err %v, result %+v", err, res)
+				}
+			}
+		})
+	}
 }

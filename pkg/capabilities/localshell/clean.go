@@ -23,41 +23,90 @@ const (
 	rawKeep  = rawLimit / 2
 )
 
-// plain reports whether b needs no cleaning: pure ASCII, no ESC, no CR.
-// It is the fast path for almost all output.
+// plain reports whether b needs no cleaning: ASCII without control
+// bytes other than tab and newline (so no ESC, CR, NUL, BEL, BS) and
+// without DEL. It is the fast path for almost all output.
 func plain(b []byte) bool {
-	if bytes.IndexByte(b, 0x1b) >= 0 || bytes.IndexByte(b, '\r') >= 0 {
+	// Flags accumulate without branching (the common case is plain, so
+	// stopping early buys nothing). Per byte c of a word, the high bit
+	// ends up set when c >= 0x7f (c+1 carries into it: non-ASCII or
+	// DEL), c < 0x09, or 0x0b <= c < 0x20. With the high bits forced on
+	// (xh), subtracting never borrows across bytes, so each test is exact
+	// for ASCII bytes; other bytes are flagged anyway.
+	var acc uint64
+	i := 0
+	for ; i+16 <= len(b); i += 16 {
+		acc |= controlFlags(binary.LittleEndian.Uint64(b[i:])) | controlFlags(binary.LittleEndian.Uint64(b[i+8:]))
+	}
+	for ; i+8 <= len(b); i += 8 {
+		acc |= controlFlags(binary.LittleEndian.Uint64(b[i:]))
+	}
+	if acc&highWord != 0 {
 		return false
 	}
-	i := 0
-	for ; i+8 <= len(b); i += 8 {
-		if binary.LittleEndian.Uint64(b[i:])&0x8080808080808080 != 0 {
-			return false
-		}
-	}
 	for ; i < len(b); i++ {
-		if b[i] >= 0x80 {
+		if c := b[i]; c >= 0x7f || (c < 0x20 && c != '\n' && c != '\t') {
 			return false
 		}
 	}
 	return true
 }
 
+// controlFlags is plain's per-word test: see there.
+func controlFlags(x uint64) uint64 {
+	xh := x | highWord
+	return x | (x + onesWord) | ^(xh - tabWord) | (xh-vtWord)&^(xh-spaceWord)
+}
+
 // cleanLine turns one raw line (no trailing newline or CR) into its
 // display form: invalid UTF-8 replaced, carriage-return redraws folded,
-// ANSI sequences stripped. It does not cut.
+// ANSI sequences stripped, other control characters removed (a backspace
+// takes back the rune before it, as a terminal's next character would
+// overwrite it). It does not cut.
 func cleanLine(raw []byte) string {
 	s := string(raw)
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
 	if strings.IndexByte(s, '\r') >= 0 {
-		return fold(s)
+		s = fold(s)
+	} else if strings.IndexByte(s, 0x1b) >= 0 {
+		s = stripANSI(s)
 	}
-	if strings.IndexByte(s, 0x1b) >= 0 {
-		return stripANSI(s)
+	if hasControl(s) {
+		s = dropControls(s)
 	}
 	return s
+}
+
+// hasControl reports a control character other than tab: C0, DEL, or C1
+// (U+0080..U+009F, encoded C2 80..C2 9F).
+func hasControl(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c < 0x20 && c != '\t') || c == 0x7f || (c == 0xc2 && i+1 < len(s) && s[i+1] < 0xa0) {
+			return true
+		}
+	}
+	return false
+}
+
+// dropControls removes the control characters hasControl finds; a
+// backspace also removes the rune before it.
+func dropControls(s string) string {
+	out := make([]rune, 0, len(s))
+	for _, r := range s {
+		switch {
+		case r == '\b':
+			if len(out) > 0 {
+				out = out[:len(out)-1]
+			}
+		case (r < 0x20 && r != '\t') || (r >= 0x7f && r < 0xa0):
+		default:
+			out = append(out, r)
+		}
+	}
+	return string(out)
 }
 
 // fold renders the segments of a line separated by CR the way a terminal

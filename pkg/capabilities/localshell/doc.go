@@ -4,7 +4,9 @@
 //
 // Execute runs exactly the string it is given with
 // `bash --noprofile --norc -c <command>` (the language the permission
-// checks parse), in a new process group (Setpgid), with stdin from
+// checks parse), in a new process group (Setpgid), under a per-call
+// process supervisor (package procsup; Options.Supervisor, default this
+// executable when it called procsup.MainIfSupervisor), with stdin from
 // /dev/null (a command that reads stdin sees EOF at once), in
 // ExecOptions.Cwd, else Options.Cwd (a relative ExecOptions.Cwd is taken
 // from Options.Cwd), else the host's directory.
@@ -21,27 +23,53 @@
 // an inherited GIT_CONFIG_COUNT are kept, renumbered, ahead of ours (the
 // later entry wins, so ours do); GIT_CONFIG_PARAMETERS is dropped.
 //
+// Options.Launch replaces how the command is started (a Launcher turns
+// command, cwd and hardened environment into the local process; package
+// docker's runs `docker exec`); the output pipeline, log, timeout and
+// supervisor stay the same. Its Launch.End ends the command where it
+// really runs (in a container, out of reach of the local process tree)
+// on timeout and cancellation, before the local process is terminated,
+// which is then given supervisorMargin past the grace period to exit by
+// itself and report the remote status.
+//
 // # Ending
 //
 // The timeout is ExecOptions.Timeout, or ShellDefaultTimeout, capped at
-// Options.MaxTimeout (default 10 minutes). On timeout or cancellation the
-// whole group gets SIGTERM, then SIGKILL ShellTerminateGrace later if a
-// live member remains; Execute returns the partial result with TimedOut
-// or Cancelled set and a nil error. "Live" is read from /proc: an
-// orphan whose new parent never reaps it (some container inits) stays a
-// zombie member of the group, which kill(-pgid, 0) still reports.
+// Options.MaxTimeout (default 10 minutes); ExecOptions.OnStart is told
+// the timeout that applies once the command runs. On timeout or
+// cancellation Execute returns the partial result with TimedOut or
+// Cancelled set and a nil error.
 //
-// When the main process ends by itself, whatever it left running in its
-// group (`server &`, a forgotten `sleep 100 &`) is terminated the same
-// way: a command's background jobs do not outlive the call. That is the
-// safe default for an agent, and it is what lets Execute return at once
-// when a background child still holds stdout open. After that, the pipes
-// are read to EOF for at most half a second (a process that left the
-// group with setsid may hold them), then abandoned.
+// Supervised (the default where procsup is available): the host sends
+// SIGTERM to the supervisor, which sends SIGTERM to every descendant of
+// itself — the group, and whatever left it with setsid or a double fork:
+// as a child subreaper it inherits those orphans — and SIGKILL
+// ShellTerminateGrace later to whatever is left. When bash ends by
+// itself the supervisor ends its leftovers the same way before
+// reporting bash's status, and if the host dies (even by SIGKILL) its
+// parent-death signal makes it end the tree. The host kills the
+// supervisor's group itself only if it has not finished
+// supervisorMargin after the grace period. Each supervisor is recorded
+// under <LogRoot>/procs; New sweeps the records of dead hosts
+// (procsup.Sweep).
+//
+// Unsupervised (Options.Unsupervised, or no supervisor available): the
+// whole group gets SIGTERM, then SIGKILL ShellTerminateGrace later if a
+// live member remains; background jobs still in the group are terminated
+// the same way when the main process ends, but a process that left the
+// group (setsid) escapes. "Live" is read from /proc: an orphan whose new
+// parent never reaps it (some container inits) stays a zombie member of
+// the group, which kill(-pgid, 0) still reports.
+//
+// Either way a command's background jobs do not outlive the call. That
+// is the safe default for an agent, and it is what lets Execute return at
+// once when a background child still holds stdout open. After that, the
+// pipes are read to EOF for at most half a second, then abandoned.
 //
 // ExitCode is the exit status, or -1 with Signal set ("SIGTERM",
-// "SIGKILL", Linux names) when a signal ended the main process. A command
-// that cannot start (missing directory, no bash) is an error.
+// "SIGKILL", Linux names) when a signal ended the main process (the
+// supervisor reports bash's wait status on a pipe). A command that cannot
+// start (missing directory, no bash) is an error.
 //
 // # Output
 //
@@ -53,13 +81,16 @@
 //
 // Lines are assembled across reads. Each is cleaned: a trailing CR
 // (CRLF) dropped; invalid UTF-8 replaced with U+FFFD (one per invalid
-// run); carriage-return redraws folded the way a terminal shows them —
+// run); other control characters (C0 but tab, DEL, C1) removed, a
+// backspace taking back the rune before it; carriage-return redraws
+// folded the way a terminal shows them —
 // each CR-separated segment overwrites the line from column 0, one
 // column per rune, so the tail of a longer earlier segment stays
 // ("downloading\rdone" gives "doneloading") unless the segment erases the
 // line (CSI K / 0K / 2K); ANSI sequences stripped with
 // github.com/charmbracelet/x/ansi.Strip. Chunks that are pure ASCII
-// without ESC or CR take a fast path that only splits and logs.
+// without control bytes but tab and newline take a fast path that only
+// splits and logs.
 //
 // A line longer than ShellMaxLineBytes is cut in the middle as
 // "<head> … [N bytes cut] … <tail>", the whole within the limit. Lines
@@ -82,8 +113,12 @@
 //
 // # Log
 //
-// Every call writes <LogRoot>/threads/<thread>/tools/<request>/bashCommand.log
-// (LogRoot default /tmp/magenta; directories 0700, file 0600, O_NOFOLLOW).
+// Every call writes <LogRoot>/threads/<thread>/tools/<request>/bashCommand.log.
+// LogRoot (default /tmp/magenta) is created 0700; when it exists but is
+// a symlink, not a directory or not the user's, <LogRoot>-<uid> is used
+// and Shell.Warning says so (Shell.LogRoot is the one in use); when that
+// is unusable too, Execute fails with the reason. Directories are 0700,
+// the file 0600, opened with O_NOFOLLOW.
 // Ids are reduced to safe segments (letters, digits, '_', and '.'/'-'
 // when not leading; anything else becomes '_'; empty or all-dot ids
 // become "unknown"; at most 128 bytes) and the joined path is checked to
@@ -93,9 +128,21 @@
 // count, not its bytes); the last line is "exit 0 after 1.234s",
 // "signal SIGTERM after 2.001s (timed out)", "… (cancelled)",
 // "start error: …" or "not started (cancelled)". Writes are buffered
-// (64 KB, handed to a writer goroutine once output is large, and flushed
+// (256 KB, handed to a writer goroutine once output is large, and flushed
 // at least once a second so a running command's log can be followed);
 // the file is flushed and closed on every path. A log that cannot be
-// created is an error (the command is not run); a write error later does
-// not turn a finished run into an error.
+// created is an error (the command is not run).
+//
+// Limits: a log past Options.LogMaxBytes (DefaultLogMaxBytes, 8 MB) keeps
+// its first 3/4 (ended at a line) in the file as it is written and its
+// last 1/4 in memory, written at the end after a line
+// "[magenta: N bytes dropped here: …]"; ExecResult.LogDroppedBytes is N.
+// A write error (disk full) does not turn a finished run into an error:
+// the log ends with "[magenta: log incomplete: <error>]" and the last
+// line — when even that cannot be written, the last 4 KB are cut to make
+// room — and ExecResult.LogError says why. Threads' directories are
+// pruned in the background at New and after every LogQuota/8 bytes
+// logged: those unchanged for LogMaxAge (DefaultLogMaxAge, 7 days), then
+// the oldest until LogRoot/threads is within LogQuota (DefaultLogQuota,
+// 1 GB), sparing threads changed in the last 10 minutes.
 package localshell

@@ -35,14 +35,23 @@ var removedVars = map[string]bool{
 
 // gitOverrides are passed as GIT_CONFIG_KEY_n / GIT_CONFIG_VALUE_n after
 // any inherited entries, so they win: a repository's own config cannot
-// run code through hooks, fsmonitor, a pager, an ssh command, an external
-// diff or a credential helper.
+// run code through hooks, fsmonitor, a pager, an ssh command, signature
+// verification (log.showSignature makes `git log` run gpg.program) or a
+// credential helper.
+//
+// Only keys that have a harmless value can be overridden here. An empty
+// diff.external is not harmless: git tries to run "" and every `git diff`
+// dies with exit 128 ("cannot run"), and config has no "unset" spelling.
+// External diff drivers, textconv, filters and gpg.program stay as
+// configured (the user's own global setup, such as git-lfs or commit
+// signing, keeps working); bashperm asks before any command runs in a
+// repository whose own config names such a program (see its doc.go).
 var gitOverrides = [][2]string{
 	{"core.fsmonitor", "false"},
 	{"core.hooksPath", "/dev/null"},
 	{"core.pager", "cat"},
 	{"core.sshCommand", "ssh -oBatchMode=yes"},
-	{"diff.external", ""},
+	{"log.showSignature", "false"},
 	{"credential.helper", ""},
 }
 

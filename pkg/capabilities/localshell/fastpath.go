@@ -100,6 +100,10 @@ const (
 	onesWord = 0x0101010101010101
 	highWord = 0x8080808080808080
 	nlWord   = 0x0a0a0a0a0a0a0a0a
+	// spaceWord, tabWord and vtWord serve plain's control-byte test.
+	spaceWord = 0x2020202020202020
+	tabWord   = 0x0909090909090909
+	vtWord    = 0x0b0b0b0b0b0b0b0b
 )
 
 // indexNL is bytes.IndexByte(b, '\n') tuned for short lines: it tests

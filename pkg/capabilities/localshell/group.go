@@ -1,14 +1,13 @@
 package localshell
 
 import (
-	"bytes"
 	"errors"
-	"os"
 	"strconv"
 	"syscall"
 	"time"
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
+	"github.com/magenta-nvim/magenta/pkg/capabilities/procsup"
 )
 
 // pollInterval is how often a terminated group is checked for survivors.
@@ -45,47 +44,11 @@ func groupAlive(pgid int) bool {
 // liveMembers scans /proc for a non-zombie process of group pgid; ok is
 // false when /proc cannot be read (then the caller trusts kill).
 func liveMembers(pgid int) (live, ok bool) {
-	d, err := os.Open("/proc")
-	if err != nil {
-		return false, false
-	}
-	defer d.Close()
-	names, err := d.Readdirnames(-1)
-	if err != nil {
-		return false, false
-	}
-	want := []byte(strconv.Itoa(pgid))
-	var buf [512]byte
-	for _, name := range names {
-		if name[0] < '0' || name[0] > '9' {
-			continue
-		}
-		f, err := os.Open("/proc/" + name + "/stat")
-		if err != nil {
-			continue
-		}
-		n, _ := f.Read(buf[:])
-		f.Close()
-		state, pg := statFields(buf[:n])
-		if bytes.Equal(pg, want) && state != 'Z' && state != 'X' && state != 'x' {
-			return true, true
-		}
-	}
-	return false, true
-}
-
-// statFields picks the state and the process group out of a
-// /proc/<pid>/stat line: "pid (comm) state ppid pgrp ...".
-func statFields(b []byte) (state byte, pgrp []byte) {
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 || i+2 >= len(b) {
-		return 0, nil
-	}
-	f := bytes.Fields(b[i+1:])
-	if len(f) < 3 || len(f[0]) == 0 {
-		return 0, nil
-	}
-	return f[0][0], f[2]
+	ok = procsup.EachProc(func(p procsup.Proc) bool {
+		live = p.Pgrp == pgid && p.State != 'Z' && p.State != 'X' && p.State != 'x'
+		return !live
+	})
+	return live, ok
 }
 
 var signalNames = [...]string{
@@ -98,8 +61,8 @@ var signalNames = [...]string{
 	31: "SIGSYS",
 }
 
-// signalName names a signal the Linux way ("SIGKILL"), or "SIG<n>".
-func signalName(s syscall.Signal) string {
+// SignalName names a signal the Linux way ("SIGKILL"), or "SIG<n>".
+func SignalName(s syscall.Signal) string {
 	if n := int(s); n > 0 && n < len(signalNames) && signalNames[n] != "" {
 		return signalNames[n]
 	}

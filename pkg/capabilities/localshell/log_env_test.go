@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -67,8 +68,12 @@ func TestUnwritableLogRootIsAnError(t *testing.T) {
 	root := t.TempDir()
 	file := filepath.Join(root, "file")
 	require.NoError(t, os.WriteFile(file, nil, 0o600))
-	_, err := New(Options{LogRoot: file}).Execute(t.Context(), "true", capabilities.ExecOptions{RequestID: "r"})
-	assert.Error(t, err)
+	// The per-user fallback is unusable too.
+	require.NoError(t, os.WriteFile(file+"-"+strconv.Itoa(os.Getuid()), nil, 0o600))
+	sh := New(Options{LogRoot: file})
+	assert.Contains(t, sh.Warning(), "no usable log directory")
+	_, err := sh.Execute(t.Context(), "true", capabilities.ExecOptions{RequestID: "r"})
+	assert.ErrorContains(t, err, "is not a directory")
 }
 
 func TestHardenedEnvVisible(t *testing.T) {

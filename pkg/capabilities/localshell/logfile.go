@@ -25,16 +25,16 @@ const logBufSize = 256 << 10
 // goroutine started at the first flush, so disk writes overlap with
 // reading and cleaning; small logs are written once, at close.
 type logFile struct {
-	f   *os.File
-	buf []byte
+	f    *os.File
+	sink *logSink
+	buf  []byte
 
 	full, free chan []byte // nil until the first flush
 	done       chan struct{}
-	err        error // the first write error; read after done
 }
 
-func newLogFile(f *os.File) *logFile {
-	return &logFile{f: f, buf: make([]byte, 0, logBufSize)}
+func newLogFile(f *os.File, maxBytes int64) *logFile {
+	return &logFile{f: f, sink: newLogSink(f, maxBytes), buf: make([]byte, 0, logBufSize)}
 }
 
 // flush hands the buffer to the writer goroutine and takes an empty one.
@@ -55,39 +55,46 @@ func (l *logFile) flush() {
 func (l *logFile) write() {
 	defer close(l.done)
 	for b := range l.full {
-		if l.err == nil {
-			_, l.err = l.f.Write(b)
-		}
+		l.sink.write(b)
 		l.free <- b[:0]
 	}
 }
 
 // openLog creates the log (directories 0700, file 0600, not following a
 // symlink at the file itself) and writes the command line.
-func openLog(path, command string) (*logFile, error) {
+func openLog(path, command string, maxBytes int64) (*logFile, error) {
 	f, err := toolfiles.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("bash log: %w", err)
 	}
-	l := newLogFile(f)
+	l := newLogFile(f, maxBytes)
 	l.buf = append(l.buf, "$ "+strings.ReplaceAll(command, "\n", "\n> ")+"\n"...)
 	return l, nil
 }
 
-// close writes the last line, flushes and closes; it reports the first
-// write error.
-func (l *logFile) close(last string) error {
-	l.buf = append(l.buf, last+"\n"...)
+// logSummary is what became of a log.
+type logSummary struct {
+	// size is the file's length; dropped the bytes left out of its
+	// middle by the cap.
+	size, dropped int64
+	// err is the first write or close error: the log is incomplete.
+	err error
+}
+
+// close writes the last line, flushes and closes.
+func (l *logFile) close(last string) logSummary {
 	if l.full != nil {
 		l.full <- l.buf
 		close(l.full)
 		<-l.done
 	} else {
-		_, l.err = l.f.Write(l.buf)
+		l.sink.write(l.buf)
 	}
-	err := l.err
-	if cerr := l.f.Close(); err == nil {
-		err = cerr
+	var sum logSummary
+	sum.dropped, sum.err = l.sink.finish([]byte(last + "\n"))
+	sum.size = l.sink.head
+	if cerr := l.f.Close(); sum.err == nil {
+		sum.err = cerr
 	}
-	return err
+	return sum
 }

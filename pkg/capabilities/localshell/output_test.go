@@ -19,7 +19,7 @@ func feedAll(t *testing.T, pieces ...string) (*capabilities.ExecResult, string) 
 	path := filepath.Join(t.TempDir(), "log")
 	f, err := os.Create(path)
 	require.NoError(t, err)
-	w := newLogFile(f)
+	w := newLogFile(f, DefaultLogMaxBytes)
 	p := newProcessor(w, nil)
 	st := &p.streams[capabilities.Stdout]
 	for _, s := range pieces {
@@ -27,7 +27,7 @@ func feedAll(t *testing.T, pieces ...string) (*capabilities.ExecResult, string) 
 	}
 	p.finish(st)
 	p.finish(&p.streams[capabilities.Stderr])
-	require.NoError(t, w.close("end"))
+	require.NoError(t, w.close("end").err)
 	log, err := os.ReadFile(path)
 	require.NoError(t, err)
 	var r capabilities.ExecResult

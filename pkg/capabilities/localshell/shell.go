@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"syscall"
 	"time"
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
+	"github.com/magenta-nvim/magenta/pkg/capabilities/procsup"
 )
 
 const (
@@ -26,7 +26,9 @@ const (
 
 // Options configure a Shell.
 type Options struct {
-	// LogRoot holds the per-call logs; default DefaultLogRoot.
+	// LogRoot holds the per-call logs; default DefaultLogRoot. A root
+	// that exists but is a symlink, not a directory, or not the user's is
+	// not used: <LogRoot>-<uid> is, and Shell.Warning says so.
 	LogRoot string
 	// MaxTimeout caps per-call timeouts; default DefaultMaxTimeout.
 	MaxTimeout time.Duration
@@ -36,25 +38,61 @@ type Options struct {
 	// Env is the base environment, hardened before use; nil means
 	// os.Environ() at New.
 	Env []string
+	// Supervisor is the executable re-executed as each call's process
+	// supervisor (package procsup); empty means this program itself
+	// (procsup.Self) when it called procsup.MainIfSupervisor, else none.
+	Supervisor string
+	// Unsupervised runs commands without supervisor: only their process
+	// group is terminated, so a process that calls setsid escapes.
+	Unsupervised bool
+	// LogMaxBytes caps each log (default DefaultLogMaxBytes): past it,
+	// the first 3/4 and the last 1/4 are kept, with a marker between
+	// saying how many bytes were dropped.
+	LogMaxBytes int64
+	// LogQuota caps the bytes under LogRoot/threads (default
+	// DefaultLogQuota); the oldest threads' files go first.
+	LogQuota int64
+	// LogMaxAge is how long a thread's files are kept after their last
+	// change (default DefaultLogMaxAge).
+	LogMaxAge time.Duration
+	// Launch starts each command; nil means bash on this machine
+	// (`bash --noprofile --norc -c`). See Launcher.
+	Launch Launcher
+	// Confiner runs the commands whose ExecOptions.Sandbox is set; nil:
+	// such commands fail (they never run unconfined instead).
+	Confiner Confiner
 }
 
 // Shell runs commands on the local machine with bash. It is safe for
 // concurrent use.
 type Shell struct {
 	logRoot    string
+	logRootErr error
+	warning    string
 	maxTimeout time.Duration
 	cwd        string
 	env        []string
+	supervisor string
+	retention  *retention
+	launch     Launcher
+	confiner   Confiner
 }
 
 var _ capabilities.Shell = (*Shell)(nil)
 
-// New returns a Shell with opts' defaults filled in.
+// New returns a Shell with opts' defaults filled in. It settles the log
+// root, kills what a previous host that died left running (see
+// procsup.Sweep), and starts pruning old logs in the background.
 func New(opts Options) *Shell {
-	s := &Shell{logRoot: opts.LogRoot, maxTimeout: opts.MaxTimeout, cwd: opts.Cwd}
-	if s.logRoot == "" {
-		s.logRoot = DefaultLogRoot
+	s := &Shell{maxTimeout: opts.MaxTimeout, cwd: opts.Cwd, supervisor: opts.Supervisor, launch: opts.Launch, confiner: opts.Confiner}
+	if s.launch == nil {
+		s.launch = bashLaunch
 	}
+	root := opts.LogRoot
+	if root == "" {
+		root = DefaultLogRoot
+	}
+	s.logRoot, s.warning, s.logRootErr = settleLogRoot(root)
 	if s.maxTimeout <= 0 {
 		s.maxTimeout = DefaultMaxTimeout
 	}
@@ -63,18 +101,43 @@ func New(opts Options) *Shell {
 		env = os.Environ()
 	}
 	s.env = hardenEnv(env)
+	switch {
+	case opts.Unsupervised:
+		s.supervisor = ""
+	case s.supervisor == "" && procsup.Available():
+		s.supervisor = procsup.Self
+	}
+	s.retention = newRetention(opts.LogMaxBytes, opts.LogQuota, opts.LogMaxAge)
+	if s.logRootErr == nil {
+		procsup.Sweep(s.recordDir())
+		s.retention.pruneSoon(s.logRoot)
+	}
 	return s
 }
+
+// LogRoot is the directory the logs go to (the configured one, or its
+// per-user fallback).
+func (s *Shell) LogRoot() string { return s.logRoot }
+
+// Warning is a message for the user about the log root (a fallback was
+// used, or none is usable), or "".
+func (s *Shell) Warning() string { return s.warning }
+
+// recordDir holds the supervisors' records (procsup.Track).
+func (s *Shell) recordDir() string { return filepath.Join(s.logRoot, "procs") }
 
 // Execute runs command with `bash --noprofile --norc -c`; see
 // capabilities.Shell and the package documentation.
 func (s *Shell) Execute(ctx context.Context, command string, opts capabilities.ExecOptions) (*capabilities.ExecResult, error) {
 	start := time.Now()
+	if s.logRootErr != nil {
+		return nil, s.logRootErr
+	}
 	path, err := logPath(s.logRoot, opts.ThreadID, opts.RequestID)
 	if err != nil {
 		return nil, err
 	}
-	log, err := openLog(path, command)
+	log, err := openLog(path, command, s.retention.maxBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -82,14 +145,19 @@ func (s *Shell) Execute(ctx context.Context, command string, opts capabilities.E
 	if ctx.Err() != nil {
 		res.ExitCode, res.Cancelled = -1, true
 		res.Duration = time.Since(start)
-		_ = log.close("not started (cancelled)")
+		s.closeLog(log, "not started (cancelled)", res)
 		return res, nil
 	}
 
-	cmd := exec.Command("bash", "--noprofile", "--norc", "-c", command)
-	cmd.Dir = s.dir(opts.Cwd)
-	cmd.Env = s.env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	launcher := s.launch
+	if opts.Sandbox {
+		launcher = s.confinedLaunch
+	}
+	launch, err := launcher(command, s.dir(opts.Cwd), s.env)
+	if err != nil {
+		return nil, startFailed(log, err)
+	}
+	cmd := launch.Cmd
 	// cmd.Stdin stays nil: the child reads /dev/null.
 	outR, outW, err := os.Pipe()
 	if err != nil {
@@ -104,7 +172,7 @@ func (s *Shell) Execute(ctx context.Context, command string, opts capabilities.E
 	growPipe(outW)
 	growPipe(errW)
 	cmd.Stdout, cmd.Stderr = outW, errW
-	err = cmd.Start()
+	run, err := s.start(cmd)
 	outW.Close()
 	errW.Close()
 	if err != nil {
@@ -112,7 +180,10 @@ func (s *Shell) Execute(ctx context.Context, command string, opts capabilities.E
 		errR.Close()
 		return nil, startFailed(log, err)
 	}
-	pgid := cmd.Process.Pid
+	timeout := s.timeout(opts.Timeout)
+	if opts.OnStart != nil {
+		opts.OnStart(timeout)
+	}
 
 	proc := newProcessor(log, opts.OnOutput)
 	chunks := make(chan chunk, 4)
@@ -121,9 +192,11 @@ func (s *Shell) Execute(ctx context.Context, command string, opts capabilities.E
 	procDone := make(chan struct{})
 	go func() { proc.run(chunks); close(procDone) }()
 	waitDone := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(waitDone) }()
+	var ws syscall.WaitStatus
+	var runErr error
+	go func() { ws, runErr = run.wait(); close(waitDone) }()
 
-	timer := time.NewTimer(s.timeout(opts.Timeout))
+	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	select {
 	case <-waitDone:
@@ -133,12 +206,16 @@ func (s *Shell) Execute(ctx context.Context, command string, opts capabilities.E
 		res.Cancelled = true
 	}
 	if res.TimedOut || res.Cancelled {
-		terminateGroup(pgid)
-		<-waitDone
+		endRemote(launch, waitDone)
+		select {
+		case <-waitDone: // it ended where it ran; finish ends the rest
+		default:
+			run.terminate(waitDone)
+		}
 	}
-	// The command has ended: whatever it left running in its group
-	// (background jobs) is terminated too, then the pipes are drained.
-	terminateGroup(pgid)
+	// The command has ended: whatever it left running is terminated too,
+	// then the pipes are drained.
+	run.finish()
 	drain := time.NewTimer(drainTimeout)
 	select {
 	case <-procDone:
@@ -151,14 +228,20 @@ func (s *Shell) Execute(ctx context.Context, command string, opts capabilities.E
 	drain.Stop()
 	outR.Close()
 	errR.Close()
+	if runErr != nil {
+		return nil, startFailed(log, runErr)
+	}
 
 	proc.fill(res)
+	if opts.Sandbox {
+		res.Confined = true
+	}
 	var last string
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		res.ExitCode, res.Signal = -1, signalName(ws.Signal())
+	if ws.Signaled() {
+		res.ExitCode, res.Signal = -1, SignalName(ws.Signal())
 		last = "signal " + res.Signal
 	} else {
-		res.ExitCode = cmd.ProcessState.ExitCode()
+		res.ExitCode = ws.ExitStatus()
 		last = fmt.Sprintf("exit %d", res.ExitCode)
 	}
 	res.Duration = time.Since(start)
@@ -170,14 +253,27 @@ func (s *Shell) Execute(ctx context.Context, command string, opts capabilities.E
 		last += " (cancelled)"
 	}
 	// The command ran: a log that could not be completed (disk full) does
-	// not turn its result into an error.
-	_ = log.close(last)
+	// not turn its result into an error; the result says so.
+	s.closeLog(log, last, res)
+	if res.Confined {
+		res.Blocked = s.blockedBy(res)
+	}
 	return res, nil
+}
+
+// closeLog closes the log and notes in res what became of it.
+func (s *Shell) closeLog(log *logFile, last string, res *capabilities.ExecResult) {
+	sum := log.close(last)
+	res.LogDroppedBytes = sum.dropped
+	if sum.err != nil {
+		res.LogError = sum.err.Error()
+	}
+	s.retention.logged(s.logRoot, sum.size)
 }
 
 func startFailed(log *logFile, err error) error {
 	err = fmt.Errorf("bash: %w", err)
-	if cerr := log.close("start error: " + err.Error()); cerr != nil {
+	if cerr := log.close("start error: " + err.Error()).err; cerr != nil {
 		err = errors.Join(err, fmt.Errorf("bash log: %w", cerr))
 	}
 	return err

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -188,8 +189,8 @@ func TestLargeOutputBounded(t *testing.T) {
 	assert.Equal(t, strings.Repeat("a", 100), res.Head[0].Text)
 	assert.Equal(t, strings.Repeat("a", 100), res.Tail[19].Text)
 	assert.False(t, res.Binary)
-	// The log holds every line: header, size/100 lines of "stdout: " + 100
-	// bytes + newline, and the exit line.
+	// The log is capped: its head and tail are kept around a marker
+	// saying how much was dropped; the exit line is last.
 	f, err := os.Open(res.LogPath)
 	require.NoError(t, err)
 	defer f.Close()
@@ -200,7 +201,22 @@ func TestLargeOutputBounded(t *testing.T) {
 	require.NoError(t, err)
 	last := string(end[bytes.LastIndexByte(end[:63], '\n')+1:])
 	assert.Regexp(t, `^exit 0 after \d+\.\d{3}s\n$`, last)
-	assert.Equal(t, int64(len("$ "+cmd+"\n")+size/100*109+len(last)), fi.Size())
+	assert.LessOrEqual(t, fi.Size(), int64(DefaultLogMaxBytes+len(last)+200))
+	full := int64(len("$ "+cmd+"\n") + size/100*109 + len(last))
+	b, err := os.ReadFile(res.LogPath)
+	require.NoError(t, err)
+	m := regexp.MustCompile(`\n\[magenta: (\d+) bytes dropped here: the log is capped at (\d+) bytes`).FindSubmatch(b)
+	require.NotNil(t, m, "no dropped marker")
+	dropped, _ := strconv.ParseInt(string(m[1]), 10, 64)
+	markerLen := bytes.IndexByte(b[bytes.Index(b, m[0])+1:], '\n') + 1
+	assert.Equal(t, full, fi.Size()-int64(markerLen)+dropped, "kept + dropped = everything")
+	assert.Equal(t, res.LogDroppedBytes, dropped)
+	// Every kept line is whole.
+	for _, l := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")[1:] {
+		if !strings.HasPrefix(l, "[magenta:") && !strings.HasPrefix(l, "exit ") {
+			require.Equal(t, "stdout: "+strings.Repeat("a", 100), l)
+		}
+	}
 }
 
 func TestBinaryOutput(t *testing.T) {

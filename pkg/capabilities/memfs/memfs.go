@@ -117,6 +117,32 @@ func (f *FS) WriteFile(ctx context.Context, p string, data []byte) error {
 	return nil
 }
 
+// Update replaces path's content with change(old) under the write lock,
+// so concurrent Updates of one path apply one after the other.
+func (f *FS) Update(ctx context.Context, p string, maxBytes int64, change func(old []byte) ([]byte, error)) error {
+	p, err := check(ctx, "update", p)
+	if err != nil {
+		return err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n, ok := f.nodes[p]
+	switch {
+	case !ok:
+		return fmt.Errorf("update %s: %w", p, capabilities.ErrNotExist)
+	case n.dir:
+		return fmt.Errorf("update %s: %w", p, capabilities.ErrIsDirectory)
+	case int64(len(n.data)) > maxBytes:
+		return fmt.Errorf("update %s: %w", p, &capabilities.TooLargeError{Size: int64(len(n.data)), Max: maxBytes})
+	}
+	data, err := change(clone(n.data))
+	if err != nil {
+		return fmt.Errorf("update %s: %w", p, err)
+	}
+	f.nodes[p] = &node{data: clone(data), mod: f.now()}
+	return nil
+}
+
 // Stat describes path.
 func (f *FS) Stat(ctx context.Context, p string) (capabilities.FileInfo, error) {
 	n, err := f.lookup(ctx, "stat", p)

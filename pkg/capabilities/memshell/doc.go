@@ -10,5 +10,9 @@
 // call's timeout, so tests can exercise abort paths without processes.
 // Every call is recorded (Calls) whether or not it was scripted, and an
 // unscripted command is an error, so a test notices an unexpected
-// command instead of silently getting an empty result.
+// command instead of silently getting an empty result. ExecOptions.OnStart
+// gets the call's timeout, or capabilities.ShellDefaultTimeout.
+// ExecOptions.Sandbox is recorded with the call and honoured like a real
+// sandbox would: the result is Confined, and a Script's Blocked is
+// reported only for a confined run.
 package memshell

@@ -21,6 +21,10 @@ type Script struct {
 	Lines []capabilities.OutputLine
 	// Err, when set, is returned instead of a result (nothing streamed).
 	Err error
+	// Blocked, when set, is what a confined run of the command reports
+	// the sandbox blocked (ExecResult.Blocked); an unconfined run of the
+	// same script reports nothing blocked.
+	Blocked string
 	// Block makes Execute wait, after streaming Lines, until ctx is done
 	// (Cancelled) or the call's Timeout passes (TimedOut); the result then
 	// says the command was ended by SIGTERM, like a real shell's.
@@ -69,7 +73,22 @@ func (s *Shell) Execute(ctx context.Context, command string, opts capabilities.E
 	if sc.Err != nil {
 		return nil, sc.Err
 	}
+	if opts.OnStart != nil {
+		// A real shell reports the timeout it applies; this one applies
+		// the call's, or the default.
+		t := opts.Timeout
+		if t <= 0 {
+			t = capabilities.ShellDefaultTimeout
+		}
+		opts.OnStart(t)
+	}
 	res := sc.Result
+	// Like a real sandboxed shell: only a confined run is confined, and
+	// only it can be blocked.
+	res.Confined = opts.Sandbox
+	if opts.Sandbox {
+		res.Blocked = sc.Blocked
+	}
 	if len(sc.Lines) > 0 {
 		res.Head, res.Tail, res.TotalLines = Retain(sc.Lines)
 	}

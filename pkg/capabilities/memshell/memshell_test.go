@@ -80,3 +80,34 @@ func TestRetain(t *testing.T) {
 	assert.Empty(t, tl)
 	assert.Zero(t, n)
 }
+
+func TestOnStartReportsTheTimeout(t *testing.T) {
+	sh := New(Script{Command: "x"})
+	var got []time.Duration
+	for _, timeout := range []time.Duration{0, time.Second} {
+		_, err := sh.Execute(context.Background(), "x", capabilities.ExecOptions{Timeout: timeout, OnStart: func(d time.Duration) { got = append(got, d) }})
+		require.NoError(t, err)
+	}
+	assert.Equal(t, []time.Duration{capabilities.ShellDefaultTimeout, time.Second}, got)
+}
+
+func TestSandboxIsRecordedAndOnlyConfinedRunsAreBlocked(t *testing.T) {
+	s := New(Script{Command: "make", Blocked: "the sandbox blocked writing /home/u/x"})
+	confined, err := s.Execute(context.Background(), "make", capabilities.ExecOptions{Sandbox: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	free, err := s.Execute(context.Background(), "make", capabilities.ExecOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !confined.Confined || confined.Blocked != "the sandbox blocked writing /home/u/x" {
+		t.Errorf("confined run: %+v", confined)
+	}
+	if free.Confined || free.Blocked != "" {
+		t.Errorf("unconfined run: %+v", free)
+	}
+	if calls := s.Calls(); len(calls) != 2 || !calls[0].Opts.Sandbox || calls[1].Opts.Sandbox {
+		t.Errorf("calls: %+v", calls)
+	}
+}

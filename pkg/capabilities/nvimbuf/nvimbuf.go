@@ -5,6 +5,19 @@
 // the disk FileIO it wraps. The user's editor is the truth, not the disk
 // (gopls' overlay file system works the same way).
 //
+// A buffer is the truth only while it is not stale: before each read or
+// write, magenta.files runs :checktime for the buffer and answers Neovim's
+// question itself (no prompt): an unmodified buffer whose file changed on
+// disk is reloaded first; a modified one is marked as a conflict, and
+// writes and Updates fail with capabilities.ErrDiskChanged until the user
+// writes or reloads it, so neither their changes nor the disk's are lost.
+//
+// Update holds a per-path lock in the host across read, change and write,
+// and the write carries the buffer's changedtick from the read: when the
+// user typed (or a reload happened) in between, nothing is written and the
+// change is computed again from the new text. A buffer over the caller's
+// cap is refused in Neovim, without its text crossing RPC.
+//
 // Buffer text is turned into file bytes the way Neovim would write it:
 // lines joined by "\n" ("\r\n" for fileformat=dos), with a final newline
 // when 'eol' or 'fixeol' is set (a file read without one is written with
@@ -20,7 +33,18 @@ import (
 	"strings"
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
+	"github.com/magenta-nvim/magenta/pkg/capabilities/pathlock"
 )
+
+// updateAttempts bounds how often Update recomputes a change because the
+// buffer changed under it (the user typing, a reload from disk).
+const updateAttempts = 5
+
+// locks serialises the host's changes of one path: Update reads the
+// buffer, computes in Go, then writes, and no other change of the path
+// from this process may land in between. Shared by every FS on purpose:
+// two threads' environments edit the same buffers.
+var locks pathlock.Table
 
 // Lua is the part of the RPC client this package uses (*nvim.Nvim).
 type Lua interface {
@@ -38,12 +62,17 @@ var _ capabilities.FileIO = (*FS)(nil)
 // New returns a buffer-aware FileIO falling back to disk.
 func New(nv Lua, disk capabilities.FileIO) *FS { return &FS{nv: nv, disk: disk} }
 
+// bufferText is what magenta.files.read returns. Lines, EOL and DOS are
+// absent when the text is over the limit asked for.
 type bufferText struct {
 	Loaded   bool     `msgpack:"loaded"`
+	Size     int64    `msgpack:"size"`
+	Modified bool     `msgpack:"modified"`
+	Conflict bool     `msgpack:"conflict"`
+	Tick     int64    `msgpack:"tick"`
 	Lines    []string `msgpack:"lines"`
 	EOL      bool     `msgpack:"eol"`
 	DOS      bool     `msgpack:"dos"`
-	Modified bool     `msgpack:"modified"`
 }
 
 func (b bufferText) content() []byte {
@@ -58,12 +87,25 @@ func (b bufferText) content() []byte {
 	return []byte(s)
 }
 
-func (f *FS) buffer(ctx context.Context, path string) (bufferText, error) {
+// writeResult is what magenta.files.write returns.
+type writeResult struct {
+	Loaded   bool `msgpack:"loaded"`
+	Conflict bool `msgpack:"conflict"`
+	Stale    bool `msgpack:"stale"`
+}
+
+// buffer reads path's buffer (reloading it first if it is unmodified and
+// the disk changed); maxBytes < 0 means no limit.
+func (f *FS) buffer(ctx context.Context, path string, maxBytes int64) (bufferText, error) {
 	if err := ctx.Err(); err != nil {
 		return bufferText{}, err
 	}
+	var limit any
+	if maxBytes >= 0 {
+		limit = maxBytes
+	}
 	var b bufferText
-	if err := f.nv.ExecLua(`return require('magenta.files').read(...)`, &b, path); err != nil {
+	if err := f.nv.ExecLua(`return require('magenta.files').read(...)`, &b, path, limit); err != nil {
 		return bufferText{}, fmt.Errorf("read buffer %s: %w", path, err)
 	}
 	return b, nil
@@ -71,7 +113,7 @@ func (f *FS) buffer(ctx context.Context, path string) (bufferText, error) {
 
 // Open implements capabilities.FileIO.
 func (f *FS) Open(ctx context.Context, path string) (io.ReadCloser, error) {
-	b, err := f.buffer(ctx, path)
+	b, err := f.buffer(ctx, path, -1)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +125,7 @@ func (f *FS) Open(ctx context.Context, path string) (io.ReadCloser, error) {
 
 // ReadFile implements capabilities.FileIO.
 func (f *FS) ReadFile(ctx context.Context, path string) ([]byte, error) {
-	b, err := f.buffer(ctx, path)
+	b, err := f.buffer(ctx, path, -1)
 	if err != nil {
 		return nil, err
 	}
@@ -94,20 +136,80 @@ func (f *FS) ReadFile(ctx context.Context, path string) ([]byte, error) {
 }
 
 // WriteFile implements capabilities.FileIO: a loaded buffer is changed in
-// place (one undo step, only the lines that differ) and saved.
+// place (one undo step, only the lines that differ) and saved, unless the
+// user's unsaved changes and the disk both changed (ErrDiskChanged).
 func (f *FS) WriteFile(ctx context.Context, path string, data []byte) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	lines, eol, dos := splitContent(data)
-	var wrote bool
-	if err := f.nv.ExecLua(`return require('magenta.files').write(...)`, &wrote, path, lines, eol, dos); err != nil {
-		return fmt.Errorf("write buffer %s: %w", path, err)
+	unlock, err := locks.Lock(ctx, path)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if wrote {
-		return nil
+	defer unlock()
+	res, err := f.write(path, data, nil)
+	if err != nil || res.Loaded {
+		return err
 	}
 	return f.disk.WriteFile(ctx, path, data)
+}
+
+// Update implements capabilities.FileIO. For a loaded buffer the text is
+// read, changed and written back only if the buffer did not change in
+// between (its changedtick); otherwise the change is computed again from
+// the new text.
+func (f *FS) Update(ctx context.Context, path string, maxBytes int64, change func(old []byte) ([]byte, error)) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	unlock, err := locks.Lock(ctx, path)
+	if err != nil {
+		return fmt.Errorf("update %s: %w", path, err)
+	}
+	defer unlock()
+	for range updateAttempts {
+		b, err := f.buffer(ctx, path, maxBytes)
+		switch {
+		case err != nil:
+			return err
+		case !b.Loaded:
+			return f.disk.Update(ctx, path, maxBytes, change)
+		case b.Size > maxBytes:
+			return fmt.Errorf("update %s: %w", path, &capabilities.TooLargeError{Size: b.Size, Max: maxBytes})
+		case b.Conflict:
+			return fmt.Errorf("update %s: %w", path, capabilities.ErrDiskChanged)
+		}
+		data, err := change(b.content())
+		if err != nil {
+			return fmt.Errorf("update %s: %w", path, err)
+		}
+		res, err := f.write(path, data, b.Tick)
+		switch {
+		case err != nil:
+			return err
+		case !res.Loaded:
+			// The user closed the buffer meanwhile: its text, changed, is
+			// what they last saw.
+			return f.disk.WriteFile(ctx, path, data)
+		case !res.Stale:
+			return nil
+		}
+	}
+	return fmt.Errorf("update %s: the buffer kept changing while being edited; try again", path)
+}
+
+// write sends data to path's buffer; tick, when not nil, is the
+// changedtick data was computed from.
+func (f *FS) write(path string, data []byte, tick any) (writeResult, error) {
+	lines, eol, dos := splitContent(data)
+	var res writeResult
+	if err := f.nv.ExecLua(`return require('magenta.files').write(...)`, &res, path, lines, eol, dos, tick); err != nil {
+		return res, fmt.Errorf("write buffer %s: %w", path, err)
+	}
+	if res.Conflict {
+		return res, fmt.Errorf("write %s: %w", path, capabilities.ErrDiskChanged)
+	}
+	return res, nil
 }
 
 // splitContent turns file bytes into buffer lines.
@@ -122,15 +224,16 @@ func splitContent(data []byte) (lines []string, eol, dos bool) {
 	return strings.Split(s, "\n"), eol, dos
 }
 
-// Stat implements capabilities.FileIO; a loaded buffer's size is its text.
+// Stat implements capabilities.FileIO; a loaded buffer's size is its
+// text's, computed in Neovim without copying the text.
 func (f *FS) Stat(ctx context.Context, path string) (capabilities.FileInfo, error) {
-	b, err := f.buffer(ctx, path)
+	b, err := f.buffer(ctx, path, 0)
 	if err != nil {
 		return capabilities.FileInfo{}, err
 	}
 	info, err := f.disk.Stat(ctx, path)
 	if b.Loaded {
-		info.Size, info.IsDir = int64(len(b.content())), false
+		info.Size, info.IsDir = b.Size, false
 		return info, nil
 	}
 	return info, err
@@ -138,7 +241,7 @@ func (f *FS) Stat(ctx context.Context, path string) (capabilities.FileInfo, erro
 
 // Exists implements capabilities.FileIO; a loaded buffer exists.
 func (f *FS) Exists(ctx context.Context, path string) (bool, error) {
-	b, err := f.buffer(ctx, path)
+	b, err := f.buffer(ctx, path, 0)
 	if err != nil {
 		return false, err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
+	"github.com/magenta-nvim/magenta/pkg/secrets"
 )
 
 // rec builds one rg --json line; kind is begin, match, context or end.
@@ -151,9 +152,12 @@ func TestQuickType(t *testing.T) {
 
 func TestBuildArgs(t *testing.T) {
 	r := capabilities.SearchRequest{Pattern: "--pre=x", Include: "*.go", IgnoreCase: true, FixedStrings: true, Context: 3}
-	assert.Equal(t, []string{"--json", "--no-config", "--no-require-git", "--glob", "!.git",
-		"--ignore-case", "--fixed-strings", "--context", "3", "--glob", "*.go", "-e", "--pre=x", "--", "/d"},
-		buildArgs(r, "/d"))
+	want := []string{"--json", "--no-config", "--no-require-git", "--glob", "!.git",
+		"--ignore-case", "--fixed-strings", "--context", "3", "--glob", "*.go"}
+	for _, g := range secrets.Globs() {
+		want = append(want, "--iglob", "!"+g)
+	}
+	assert.Equal(t, append(want, "-e", "--pre=x", "--", "/d"), buildArgs(r, "/d"))
 }
 
 func TestRgEnvDropsConfig(t *testing.T) {

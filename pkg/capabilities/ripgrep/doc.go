@@ -29,10 +29,16 @@
 // The argv is
 //
 //	rg --json --no-config --no-require-git --glob !.git [--ignore-case] \
-//	  [--fixed-strings] [--context N] [--glob INCLUDE] -e PATTERN -- PATH
+//	  [--fixed-strings] [--context N] [--glob INCLUDE] \
+//	  --iglob !SECRET... -e PATTERN -- PATH
 //
 // because:
 //
+//   - files that may hold secrets (secrets.Globs) are never opened; the
+//     exclusions come last because a later rg glob overrides an earlier
+//     one, results are checked again with secrets.InPath, and a second
+//     `rg --files` pass counts the secret files left out
+//     (SearchResult.SecretsSkipped) without reading them;
 //   - the pattern always follows -e and the path follows --, so a pattern
 //     such as "--pre=prog" is searched for, never read as a flag;
 //   - --no-config, and RIPGREP_CONFIG_PATH removed from the environment,

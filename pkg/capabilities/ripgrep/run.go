@@ -50,13 +50,12 @@ func versionOutput(ctx context.Context, path string) ([]byte, error) {
 // run executes one search, feeding stdout to col, and fills col.res with
 // the outcome. It returns an error only when rg could not start or ctx
 // ended first.
-func run(ctx context.Context, timeout time.Duration, path, dir string, args []string, col *collector) error {
+func run(ctx context.Context, timeout time.Duration, start Starter, dir string, args []string, col *collector) error {
 	tctx, cancelTimeout := context.WithTimeoutCause(ctx, timeout, errTimedOut)
 	defer cancelTimeout()
 	pctx, kill := context.WithCancel(tctx)
 	defer kill()
-	cmd := command(pctx, path, args...)
-	cmd.Dir = dir
+	cmd := start(pctx, dir, args)
 	stderr := &stderrBuf{}
 	cmd.Stderr = stderr
 	stdout, err := cmd.StdoutPipe()
@@ -71,7 +70,7 @@ func run(ctx context.Context, timeout time.Duration, path, dir string, args []st
 			col.res.TimedOut = true
 			return nil
 		}
-		return fmt.Errorf("start %s: %w", path, err)
+		return fmt.Errorf("start %s: %w", cmd.Path, err)
 	}
 	stopped, readErr := col.read(stdout)
 	if stopped || readErr != nil {

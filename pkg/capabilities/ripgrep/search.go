@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
+	"github.com/magenta-nvim/magenta/pkg/secrets"
 )
 
 // DefaultTimeout ends a search whose request and Options set none.
@@ -97,21 +99,55 @@ func (s *Searcher) Search(ctx context.Context, req capabilities.SearchRequest) (
 	if err != nil {
 		return nil, err
 	}
-	dir, prefix := root, root
-	if !strings.HasSuffix(prefix, string(filepath.Separator)) {
-		prefix += string(filepath.Separator)
-	}
-	if !fi.IsDir() {
-		dir, prefix = filepath.Dir(root), ""
-	}
 	timeout := req.Timeout
 	if timeout <= 0 {
 		timeout = s.opts.DefaultTimeout
 	}
-	res := &capabilities.SearchResult{Searcher: prog.name}
+	start := func(ctx context.Context, dir string, args []string) *exec.Cmd {
+		cmd := command(ctx, prog.path, args...)
+		cmd.Dir = dir
+		return cmd
+	}
+	return Run(ctx, req, root, fi.IsDir(), prog.name, timeout, start)
+}
+
+// Starter makes the rg process of one search, not started: rg with args
+// in dir. The local Searcher runs it on this machine; a Docker
+// environment runs it inside its container. Cancelling ctx must end it.
+type Starter func(ctx context.Context, dir string, args []string) *exec.Cmd
+
+// Run runs one search of root (a directory when isDir, else a file),
+// cleaned and absolute, with the rg that start makes, and parses its
+// --json output into the result, secrets left out and counted; name goes
+// in SearchResult.Searcher and timeout ends the search (TimedOut).
+// Errors are as for Search.
+func Run(ctx context.Context, req capabilities.SearchRequest, root string, isDir bool, name string, timeout time.Duration, start Starter) (*capabilities.SearchResult, error) {
+	dir, prefix := root, root
+	if !strings.HasSuffix(prefix, string(filepath.Separator)) {
+		prefix += string(filepath.Separator)
+	}
+	if !isDir {
+		dir, prefix = filepath.Dir(root), ""
+	}
+	res := &capabilities.SearchResult{Searcher: name}
+	if secrets.In([]string{filepath.Base(root)}) != "" {
+		// The path itself is a secret: nothing under it is searched. (Its
+		// parents are the caller's to judge: a workspace may well sit
+		// under a directory named "credentials"; the grep tool checks the
+		// part inside the workspace.)
+		res.SecretsSkipped = 1
+		return res, nil
+	}
 	col := newCollector(res, req.MaxMatches, max(req.Context, 0), prefix)
-	err = run(ctx, timeout, prog.path, dir, buildArgs(req, root), col)
-	return res, err
+	began := time.Now()
+	if err := run(ctx, timeout, start, dir, buildArgs(req, root), col); err != nil {
+		return res, err
+	}
+	dropSecretFiles(res)
+	if isDir {
+		res.SecretsSkipped += countSecretFiles(ctx, timeout-time.Since(began), start, root, req.Include)
+	}
+	return res, nil
 }
 
 // buildArgs is rg's argv (without the program). The pattern always
@@ -129,6 +165,12 @@ func buildArgs(req capabilities.SearchRequest, root string) []string {
 	}
 	if req.Include != "" {
 		args = append(args, "--glob", req.Include)
+	}
+	// Secrets are never opened, whatever the request says. They come after
+	// INCLUDE because in rg a later glob overrides an earlier one:
+	// include "*.key" must not bring the keys back.
+	for _, g := range secrets.Globs() {
+		args = append(args, "--iglob", "!"+g)
 	}
 	return append(args, "-e", req.Pattern, "--", root)
 }

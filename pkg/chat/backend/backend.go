@@ -5,6 +5,8 @@ package backend
 
 import (
 	"fmt"
+	"net/http"
+	"time"
 
 	"github.com/magenta-nvim/magenta/pkg/chat/provider"
 	"github.com/magenta-nvim/magenta/pkg/chat/provider/anthropic"
@@ -25,11 +27,12 @@ func Factory(getenv func(string) string, policy provider.RetryPolicy) func(confi
 			adapter provider.Provider
 			err     error
 		)
+		client := &http.Client{Transport: provider.IdleTimeoutTransport(nil, idleTimeout(p))}
 		switch p.Provider {
 		case config.ProviderAnthropic:
-			adapter, err = anthropic.New(anthropic.Options{BaseURL: p.BaseURL, APIKey: key})
+			adapter, err = anthropic.New(anthropic.Options{BaseURL: p.BaseURL, APIKey: key, HTTPClient: client})
 		case config.ProviderOpenAI:
-			adapter, err = openai.New(openai.Options{BaseURL: p.BaseURL, APIKey: key})
+			adapter, err = openai.New(openai.Options{BaseURL: p.BaseURL, APIKey: key, HTTPClient: client})
 		default:
 			return nil, fmt.Errorf("profile %q: unknown provider %q", p.Name, p.Provider)
 		}
@@ -38,4 +41,12 @@ func Factory(getenv func(string) string, policy provider.RetryPolicy) func(confi
 		}
 		return provider.WithRetry(adapter, policy), nil
 	}
+}
+
+// idleTimeout is the profile's idleTimeout (seconds), or the default.
+func idleTimeout(p config.Profile) time.Duration {
+	if p.IdleTimeout > 0 {
+		return time.Duration(p.IdleTimeout * float64(time.Second))
+	}
+	return provider.DefaultIdleTimeout
 }

@@ -7,6 +7,10 @@
 // to one wire protocol. They do not retry: [WithRetry] wraps any Provider and
 // retries only failures that happened before the first event was emitted,
 // so a retry never duplicates text the user has already seen.
+// [IdleTimeoutTransport] is the watchdog every adapter's HTTP client gets
+// (chat/backend sets it up): a request that receives no byte for the
+// profile's idle timeout fails with [IdleTimeoutError], which WithRetry
+// retries once, at once.
 //
 // providertest holds a scripted fake that tests drive step by step.
 package provider

@@ -25,7 +25,8 @@ var DefaultRetryPolicy = RetryPolicy{MaxAttempts: 5, BaseDelay: 2 * time.Second,
 // happens before the first event is emitted is retried with exponential
 // backoff and jitter, honouring the server's Retry-After up to MaxDelay.
 // A failure after an event is returned as is: the user has seen partial
-// output, and sending the request again would duplicate it.
+// output, and sending the request again would duplicate it. A stalled
+// stream (IdleTimeoutError) is retried only once, without waiting.
 // Before each wait, emit receives a Retrying event.
 func WithRetry(p Provider, policy RetryPolicy) Provider {
 	if policy.MaxAttempts <= 0 {
@@ -48,7 +49,13 @@ type retrying struct {
 	policy RetryPolicy
 }
 
+// idleRetries is how often a stream that stalled before showing anything
+// is sent again: once, at once. A second stall says the server is stuck,
+// not busy, and the user should see that rather than wait minutes more.
+const idleRetries = 1
+
 func (r *retrying) Stream(ctx context.Context, req Request, emit func(Event)) (*Response, error) {
+	stalls := 0
 	for attempt := 1; ; attempt++ {
 		emitted := false
 		resp, err := r.next.Stream(ctx, req, func(e Event) {
@@ -59,6 +66,12 @@ func (r *retrying) Stream(ctx context.Context, req Request, emit func(Event)) (*
 			return resp, err
 		}
 		delay := r.delay(attempt, err)
+		if IsIdleTimeout(err) {
+			if stalls++; stalls > idleRetries {
+				return resp, err
+			}
+			delay = 0
+		}
 		emit(Retrying{Attempt: attempt + 1, MaxAttempts: r.policy.MaxAttempts, Delay: delay, Err: err})
 		if serr := r.policy.Sleep(ctx, delay); serr != nil {
 			return nil, serr

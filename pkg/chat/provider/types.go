@@ -100,9 +100,20 @@ const (
 
 // Usage counts tokens for one response, when the provider reports them.
 type Usage struct {
-	InputTokens  int
+	// InputTokens is the whole prompt, cached parts included.
+	InputTokens int
+	// OutputTokens is what the model generated.
 	OutputTokens int
+	// CacheReadTokens is the part of InputTokens read from the provider's
+	// prompt cache (billed at a discount).
+	CacheReadTokens int
+	// CacheWriteTokens is the part of InputTokens written to the prompt
+	// cache (Anthropic bills it at a premium; OpenAI never reports it).
+	CacheWriteTokens int
 }
+
+// IsZero reports whether no tokens were counted.
+func (u Usage) IsZero() bool { return u == Usage{} }
 
 // Response is the assembled result of a completed stream.
 type Response struct {

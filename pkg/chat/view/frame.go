@@ -81,6 +81,10 @@ type Frame struct {
 	Settled     []*Section
 	SettledEnds []int
 	Sections    []*Section
+	// Urgent asks the display to draw this frame at once instead of
+	// coalescing it with the next ones: it shows the first text of a
+	// reply, whose latency the user feels.
+	Urgent bool
 }
 
 // All returns every section in order (it copies when there are settled

@@ -32,9 +32,10 @@ func dump(f *Frame) string {
 
 func sampleThread() *Frame {
 	return &Frame{Sections: []*Section{
-		RenderHeader("header", 1, Header{Title: "Fix the parser", Profile: "claude", Provider: "anthropic", Model: "claude-sonnet-4-5"}),
+		RenderHeader("header", 1, Header{Title: "Fix the parser", Profile: "claude", Provider: "anthropic", Model: "claude-sonnet-4-5",
+			Usage: Usage{Input: 123_456, Output: 1234, CacheRead: 98_765, CacheWrite: 20_000, Cost: 0.0412, Priced: true}}),
 		RenderUser("e1", 1, "The parser drops\nthe last token.", false),
-		RenderAssistantHead("e2h", 1, []string{"Let me look.", "", "- first"}, true),
+		RenderAssistantHead("e2h", 1, []string{"Let me look.", "", "- first"}, true, ""),
 		RenderAssistantTail("e2t", 1, "- second"),
 		RenderToolCall("T", "e3", 1, ToolCall{Name: "thread_title", Input: `{"title":"Fix the parser"}`, Status: ToolDone, Summary: "Fix the parser", Result: "Thread title set."}),
 		RenderToolCall("T", "e4", 1, ToolCall{Name: "thread_title", Input: `{"title":""}`, Status: ToolFailed, Summary: "title must not be empty", Result: "title must not be empty", Expanded: true}),
@@ -43,6 +44,7 @@ func sampleThread() *Frame {
 		RenderToolCall("T", "e5c", 1, ToolCall{Name: "bash_command", Status: ToolRunning, Summary: "clean", Detail: "$ rm -rf build",
 			Approval: &Approval{ID: "a1", Subject: "rm -rf build\necho done", Reason: "runs `rm`, which no rule allows", Always: "this exact command, every thread, until Neovim exits"}}),
 		RenderToolCall("T", "e5d", 1, ToolCall{Name: "bash_command", Status: ToolDone, Summary: "list — exit code 0 after 12ms", Detail: "$ ls", LogPath: "/tmp/magenta/threads/T/tools/tu/bashCommand.log"}),
+		RenderNotice("e5e", 1, NoticeInfo, TurnUsageLine(Usage{Input: 12_345, Output: 321, CacheRead: 11_000}, 2)),
 		RenderNotice("e6", 1, NoticeWarning, "overloaded; retrying in 2s (attempt 2 of 5)"),
 		RenderNotice("e7", 1, NoticeError, "the request failed: boom\nWhat was streamed is kept."),
 		RenderUser("e8", 1, "and then?", true),
@@ -56,8 +58,8 @@ func TestGoldenThread(t *testing.T) {
 
 func TestGoldenThreadList(t *testing.T) {
 	f := RenderThreadList([]ThreadSummary{
-		{ID: "a", Title: "Fix the parser", Status: "idle", Profile: "claude"},
-		{ID: "b", Title: "", Status: "busy", Profile: "local"},
-	}, "b", 1)
+		{ID: "0193a1b2-c3d4-7aaa-8000-000000000001", Title: "Fix the parser", Status: "idle", Profile: "claude"},
+		{ID: "0193a1b2-c3d5-7bbb-8000-000000000002", Title: "", Status: "busy", Profile: "local"},
+	}, "0193a1b2-c3d5-7bbb-8000-000000000002", 1)
 	goldentest.Assert(t, "testdata/threads.golden", dump(f))
 }

@@ -65,6 +65,13 @@ type Header struct {
 	Profile  string
 	Provider string
 	Model    string
+	// Env describes where the thread works (environment and sandbox);
+	// empty: no line.
+	Env string
+	// Usage is the thread's total so far; zero: no line.
+	Usage Usage
+	// A sub-agent's header links to the thread that spawned it.
+	ParentID, ParentTitle, AgentType string
 }
 
 // RenderHeader draws the thread title and its profile.
@@ -74,11 +81,15 @@ func RenderHeader(id string, version uint64, h Header) *Section {
 		title = "New thread"
 	}
 	meta := fmt.Sprintf("profile %s · %s %s", h.Profile, h.Provider, h.Model)
-	return &Section{ID: id, Version: version, Lines: []Line{
-		whole("# "+title, HlTitle),
-		whole(meta, HlMeta),
-		{},
-	}}
+	lines := []Line{whole("# "+title, HlTitle), whole(meta, HlMeta)}
+	if h.Env != "" {
+		lines = append(lines, whole(h.Env, HlMeta))
+	}
+	if !h.Usage.IsZero() {
+		lines = append(lines, whole(UsageLine(h.Usage), HlMeta))
+	}
+	lines, binds := appendParentLink(lines, nil, h)
+	return &Section{ID: id, Version: version, Lines: append(lines, Line{}), Bindings: binds}
 }
 
 // ContextFile is a file attached to the thread.
@@ -118,14 +129,30 @@ func RenderUser(id string, version uint64, text string, queued bool) *Section {
 // RenderAssistantHead draws the finished lines of one text block of an
 // assistant reply; first says whether it opens the reply (and so carries
 // the heading). RenderAssistantTail draws the line still streaming. The
-// split keeps a streamed delta's work to one line.
-func RenderAssistantHead(id string, version uint64, lines []string, first bool) *Section {
-	out := make([]Line, 0, len(lines)+1)
+// split keeps a streamed delta's work to one line. A block longer than
+// FoldAfterLines is folded in the middle, with a marker naming fullText,
+// the file holding all of it ("" until it is saved); lines longer than
+// MaxLineChars are cut in the middle.
+func RenderAssistantHead(id string, version uint64, lines []string, first bool, fullText string) *Section {
+	shown := lines
+	var rest []string
+	folded := 0
+	if len(lines) > FoldAfterLines {
+		shown, rest = lines[:FoldHeadLines], lines[len(lines)-FoldTailLines:]
+		folded = len(lines) - FoldHeadLines - FoldTailLines
+	}
+	out := make([]Line, 0, len(shown)+len(rest)+2)
 	if first {
 		out = append(out, whole("## assistant", HlAssistant))
 	}
-	for _, l := range lines {
-		out = append(out, Line{Text: strings.TrimSuffix(l, "\r")})
+	for _, l := range shown {
+		out = append(out, Line{Text: cutLine(strings.TrimSuffix(l, "\r"))})
+	}
+	if folded > 0 {
+		out = append(out, foldMarker(folded, fullText))
+	}
+	for _, l := range rest {
+		out = append(out, Line{Text: cutLine(strings.TrimSuffix(l, "\r"))})
 	}
 	return &Section{ID: id, Version: version, Lines: out}
 }
@@ -136,7 +163,7 @@ func RenderAssistantTail(id string, version uint64, last string) *Section {
 	if last == "" {
 		return &Section{ID: id, Version: version, Lines: []Line{{}}}
 	}
-	return &Section{ID: id, Version: version, Lines: []Line{{Text: strings.TrimSuffix(last, "\r")}, {}}}
+	return &Section{ID: id, Version: version, Lines: []Line{{Text: cutLine(strings.TrimSuffix(last, "\r"))}, {}}}
 }
 
 // ToolStatus is where a tool call is in its life.
@@ -166,7 +193,9 @@ type ToolCall struct {
 	DiffPath string
 	DiffLine int
 	Approval *Approval
-	Expanded bool
+	// Subagents are the sub-agents the call spawned or waits for.
+	Subagents []SubagentLine
+	Expanded  bool
 }
 
 // Approval is a pending question drawn inside the tool call that waits.
@@ -235,6 +264,7 @@ func RenderToolCall(threadID, id string, version uint64, tc ToolCall) *Section {
 	if a := tc.Approval; a != nil {
 		lines, binds = appendApproval(lines, binds, threadID, a)
 	}
+	lines, binds = appendSubagents(lines, binds, tc.Subagents)
 	if tc.Diff != "" && tc.Status >= ToolDone {
 		open := Action{Kind: "open_file", Arg: tc.DiffPath, Line: tc.DiffLine}
 		start := len(lines)

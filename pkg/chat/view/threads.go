@@ -3,6 +3,7 @@ package view
 import (
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // ThreadSummary is one row of the thread list.
@@ -11,6 +12,12 @@ type ThreadSummary struct {
 	Title   string
 	Status  string
 	Profile string
+	// ParentID is the thread that spawned this sub-agent ("" for the
+	// user's threads); the list draws sub-agents under their parent.
+	ParentID string
+	// Env names where the thread works when it is not the local
+	// workspace ("docker:dev"); empty for local threads.
+	Env string
 }
 
 // RenderThreadList draws the thread list; "activate" on a row switches to
@@ -18,10 +25,16 @@ type ThreadSummary struct {
 func RenderThreadList(threads []ThreadSummary, activeID string, version uint64) *Frame {
 	head := &Section{ID: "threads:head", Version: version, Lines: []Line{
 		whole("# Threads", HlTitle),
-		whole("<activate> (default <CR>) on a thread opens it", HlMeta),
+		whole("<activate> (default <CR>) on a thread opens it, as does :Magenta thread <id>", HlMeta),
 		{},
 	}}
 	f := &Frame{Sections: []*Section{head}}
+	threads, depths := nestSubagents(threads)
+	ids := make([]string, len(threads))
+	for i, t := range threads {
+		ids[i] = t.ID
+	}
+	short := ShortIDs(ids)
 	for i, t := range threads {
 		title := t.Title
 		if title == "" {
@@ -31,7 +44,12 @@ func RenderThreadList(threads []ThreadSummary, activeID string, version uint64) 
 		if t.ID == activeID {
 			mark, group = "* ", HlSelected
 		}
-		text := fmt.Sprintf("%s%d. %s  [%s, %s]", mark, i+1, oneLine(title), t.Profile, t.Status)
+		indent := strings.Repeat("    ", depths[i])
+		where := ""
+		if t.Env != "" {
+			where = ", " + t.Env
+		}
+		text := fmt.Sprintf("%s%s%d. %s  %s  [%s, %s%s]", mark, indent, i+1, short[t.ID], oneLine(title), t.Profile, t.Status, where)
 		line := Line{Text: text}
 		if group != "" {
 			line.Hl = []Highlight{{0, -1, group}}
@@ -43,4 +61,37 @@ func RenderThreadList(threads []ThreadSummary, activeID string, version uint64) 
 		})
 	}
 	return f
+}
+
+// nestSubagents orders threads so that each sub-agent follows its parent
+// (and its parent's earlier sub-agents), keeping the given order among
+// siblings, and returns each one's depth. A sub-agent whose parent is not
+// in the list is drawn at the top level.
+func nestSubagents(threads []ThreadSummary) ([]ThreadSummary, []int) {
+	present := make(map[string]bool, len(threads))
+	for _, t := range threads {
+		present[t.ID] = true
+	}
+	children := map[string][]ThreadSummary{}
+	var roots []ThreadSummary
+	for _, t := range threads {
+		if t.ParentID != "" && present[t.ParentID] && t.ParentID != t.ID {
+			children[t.ParentID] = append(children[t.ParentID], t)
+		} else {
+			roots = append(roots, t)
+		}
+	}
+	out := make([]ThreadSummary, 0, len(threads))
+	depths := make([]int, 0, len(threads))
+	var walk func(t ThreadSummary, depth int)
+	walk = func(t ThreadSummary, depth int) {
+		out, depths = append(out, t), append(depths, depth)
+		for _, c := range children[t.ID] {
+			walk(c, depth+1)
+		}
+	}
+	for _, r := range roots {
+		walk(r, 0)
+	}
+	return out, depths
 }

@@ -14,6 +14,12 @@
 // (ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY, profiles, custom headers) and its
 // OpenTelemetry instrumentation are switched off.
 //
+// Every request carries prompt-cache breakpoints (cache_control) on the
+// last tool, the system prompt, the last message and the user message the
+// previous request ended with (see markCacheBreakpoints), so an agent loop
+// pays full price only for what each turn adds. Usage reports the whole
+// prompt as InputTokens and the cache reads and writes as parts of it.
+//
 // Retries are not done here: the SDK's own retries are disabled. Whether a
 // failure may be retried depends on whether the user has already seen part
 // of the answer, which only the caller knows, so [provider.WithRetry] wraps

@@ -19,7 +19,7 @@ const testKey = "sk-test-key"
 
 // testCtx is a context with a deadline, so that a hung test fails instead
 // of blocking the run.
-func testCtx(t *testing.T) context.Context {
+func testCtx(t testing.TB) context.Context {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	t.Cleanup(cancel)
@@ -49,7 +49,7 @@ func streamingProvider(t *testing.T, script func(s *sse)) provider.Provider {
 }
 
 // collect runs one Stream and returns its events.
-func collect(t *testing.T, p provider.Provider, req provider.Request) ([]provider.Event, *provider.Response, error) {
+func collect(t testing.TB, p provider.Provider, req provider.Request) ([]provider.Event, *provider.Response, error) {
 	t.Helper()
 	var events []provider.Event
 	resp, err := p.Stream(testCtx(t), req, func(e provider.Event) { events = append(events, e) })
@@ -118,6 +118,18 @@ func (s *sse) messageStart(inputTokens int) {
 		"id": "msg_01", "type": "message", "role": "assistant", "model": "claude-test",
 		"content": []any{}, "stop_reason": nil, "stop_sequence": nil,
 		"usage": obj{"input_tokens": inputTokens, "output_tokens": 1},
+	}})
+}
+
+// messageStartCached is message_start for a prompt that was partly read
+// from and partly written to the prompt cache, as the API reports it:
+// input_tokens counts only the uncached rest.
+func (s *sse) messageStartCached(inputTokens, cacheRead, cacheWrite int) {
+	s.event("message_start", obj{"type": "message_start", "message": obj{
+		"id": "msg_01", "type": "message", "role": "assistant", "model": "claude-test",
+		"content": []any{}, "stop_reason": nil, "stop_sequence": nil,
+		"usage": obj{"input_tokens": inputTokens, "output_tokens": 1,
+			"cache_read_input_tokens": cacheRead, "cache_creation_input_tokens": cacheWrite},
 	}})
 }
 

@@ -73,9 +73,9 @@ func TestRequestBodyAndHeaders(t *testing.T) {
 		"model": "claude-sonnet-test",
 		"max_tokens": 8192,
 		"stream": true,
-		"system": [{"type": "text", "text": "You are helpful."}],
+		"system": [{"type": "text", "text": "You are helpful.", "cache_control": {"type": "ephemeral"}}],
 		"messages": [
-			{"role": "user", "content": [{"type": "text", "text": "list files"}]},
+			{"role": "user", "content": [{"type": "text", "text": "list files", "cache_control": {"type": "ephemeral"}}]},
 			{"role": "assistant", "content": [
 				{"type": "text", "text": "Sure."},
 				{"type": "tool_use", "id": "toolu_1", "name": "ls", "input": {}}
@@ -85,13 +85,14 @@ func TestRequestBodyAndHeaders(t *testing.T) {
 					{"type": "text", "text": "permission denied"},
 					{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw=="}}
 				]},
-				{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw=="}}
+				{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw=="}, "cache_control": {"type": "ephemeral"}}
 			]}
 		],
 		"tools": [{
 			"name": "ls",
 			"description": "List a directory.",
-			"input_schema": {"type": "object", "properties": {"dir": {"type": "string"}}, "required": ["dir"], "additionalProperties": false}
+			"input_schema": {"type": "object", "properties": {"dir": {"type": "string"}}, "required": ["dir"], "additionalProperties": false},
+			"cache_control": {"type": "ephemeral"}
 		}]
 	}`, string(c.body))
 }
@@ -165,5 +166,5 @@ func TestToolWithoutSchemaGetsEmptyObjectSchema(t *testing.T) {
 	require.NoError(t, err)
 	b, err := json.Marshal(params.Tools[0])
 	require.NoError(t, err)
-	assert.JSONEq(t, `{"name":"noop","input_schema":{"type":"object","properties":{}}}`, string(b))
+	assert.JSONEq(t, `{"name":"noop","input_schema":{"type":"object","properties":{}},"cache_control":{"type":"ephemeral"}}`, string(b))
 }

@@ -1,8 +1,7 @@
 package anthropic
 
 import (
-	"bytes"
-	"encoding/json"
+	"strings"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
 
@@ -23,12 +22,16 @@ type streamState struct {
 	pos     map[int64]int  // wire index → position in the provider message
 	pending map[int64]bool // text blocks that have no position yet
 	order   []int64        // wire indexes, by position
-	started bool           // message_start seen
-	stopped bool           // message_stop seen
+	// The tool input as streamed: the SDK's accumulated Input is empty
+	// when the text is not valid JSON, and the model must be told what
+	// it actually sent.
+	toolArgs map[int64]*strings.Builder
+	started  bool // message_start seen
+	stopped  bool // message_stop seen
 }
 
 func newStreamState() *streamState {
-	return &streamState{pos: map[int64]int{}, pending: map[int64]bool{}}
+	return &streamState{pos: map[int64]int{}, pending: map[int64]bool{}, toolArgs: map[int64]*strings.Builder{}}
 }
 
 // handle folds one event into the state and emits what it reveals.
@@ -50,6 +53,7 @@ func (s *streamState) handle(ev sdk.MessageStreamEventUnion, emit func(provider.
 			s.text(ev.Index, ev.ContentBlock.Text, emit)
 		case "tool_use":
 			p := s.place(ev.Index)
+			s.toolArgs[ev.Index] = &strings.Builder{}
 			emit(provider.ToolUseStart{Index: p, ID: ev.ContentBlock.ID, Name: ev.ContentBlock.Name})
 		}
 	case "content_block_delta":
@@ -58,6 +62,9 @@ func (s *streamState) handle(ev sdk.MessageStreamEventUnion, emit func(provider.
 			s.text(ev.Index, ev.Delta.Text, emit)
 		case "input_json_delta":
 			if p, ok := s.pos[ev.Index]; ok && ev.Delta.PartialJSON != "" {
+				if b := s.toolArgs[ev.Index]; b != nil {
+					b.WriteString(ev.Delta.PartialJSON)
+				}
 				emit(provider.ToolUseDelta{Index: p, PartialJSON: ev.Delta.PartialJSON})
 			}
 		}
@@ -102,7 +109,7 @@ func (s *streamState) response() *provider.Response {
 				Kind:      provider.BlockToolUse,
 				ToolUseID: cb.ID,
 				ToolName:  cb.Name,
-				Input:     objectOrEmpty(cb.Input),
+				Input:     s.toolInput(w, cb),
 			})
 		}
 	}
@@ -115,20 +122,21 @@ func (s *streamState) response() *provider.Response {
 		Usage: provider.Usage{
 			// input_tokens excludes the prompt-cache reads and writes;
 			// the sum is the whole prompt.
-			InputTokens:  int(u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens),
-			OutputTokens: int(u.OutputTokens),
+			InputTokens:      int(u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens),
+			OutputTokens:     int(u.OutputTokens),
+			CacheReadTokens:  int(u.CacheReadInputTokens),
+			CacheWriteTokens: int(u.CacheCreationInputTokens),
 		},
 	}
 }
 
-// objectOrEmpty returns a copy of raw when it is a JSON object, else "{}"
-// (no input at all, or input cut off mid-way).
-func objectOrEmpty(raw json.RawMessage) json.RawMessage {
-	t := bytes.TrimSpace(raw)
-	if len(t) == 0 || t[0] != '{' || !json.Valid(t) {
-		return json.RawMessage("{}")
+// toolInput is the input of the tool_use block at wire index w: what was
+// streamed, or the block's own input when nothing was.
+func (s *streamState) toolInput(w int64, cb sdk.ContentBlockUnion) []byte {
+	if b := s.toolArgs[w]; b != nil && b.Len() > 0 {
+		return provider.ToolInput([]byte(b.String()))
 	}
-	return append(json.RawMessage(nil), t...)
+	return provider.ToolInput(cb.Input)
 }
 
 // mapStopReason maps Anthropic's stop_reason to the provider's; the raw

@@ -183,3 +183,22 @@ func TestStreamConcurrentUse(t *testing.T) {
 		assert.Equal(t, "ab", texts[i])
 	}
 }
+
+// Input that is not valid JSON reaches the tool layer as what the model
+// sent (under provider.InvalidArgumentsKey), not as {}: otherwise the model
+// is told that required properties are missing.
+func TestStreamToolUseWithInvalidJSONKeepsTheRawInput(t *testing.T) {
+	p := streamingProvider(t, func(s *sse) {
+		s.messageStart(10)
+		s.toolStart(0, "toolu_01", "bash_command")
+		s.jsonDelta(0, `{"command": "ls`)
+		s.jsonDelta(0, ` -la}`)
+		s.blockStop(0)
+		s.messageDelta("tool_use", 30)
+		s.messageStop()
+	})
+	_, resp, err := collect(t, p, simpleRequest())
+	require.NoError(t, err)
+	require.Len(t, resp.Message.Content, 1)
+	assert.JSONEq(t, `{"_invalid_arguments": "{\"command\": \"ls -la}"}`, string(resp.Message.Content[0].Input))
+}

@@ -44,6 +44,7 @@ func buildParams(req provider.Request) (sdk.MessageNewParams, error) {
 		}
 		p.Tools = append(p.Tools, tp)
 	}
+	markCacheBreakpoints(&p)
 	return p, nil
 }
 

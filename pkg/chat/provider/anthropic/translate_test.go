@@ -93,19 +93,3 @@ func TestBlockParam(t *testing.T) {
 		})
 	}
 }
-
-func TestObjectOrEmpty(t *testing.T) {
-	cases := map[string]string{
-		``:            `{}`,
-		`{}`:          `{}`,
-		`{"a":1}`:     `{"a":1}`,
-		` {"a":1} `:   `{"a":1}`,
-		`{"a":`:       `{}`,
-		`[1,2]`:       `{}`,
-		`"string"`:    `{}`,
-		`{"a":1}{"b"`: `{}`,
-	}
-	for in, want := range cases {
-		assert.Equal(t, want, string(objectOrEmpty(json.RawMessage(in))), "input %q", in)
-	}
-}

@@ -134,10 +134,23 @@ func toolChunk(calls ...map[string]any) string {
 }
 
 func usageChunk(prompt, completion int) string {
+	return usageChunkWith(map[string]any{"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion})
+}
+
+// cachedUsageChunk is the final usage chunk of a request whose prompt was
+// partly served from the provider's prefix cache.
+func cachedUsageChunk(prompt, cached, completion int) string {
+	return usageChunkWith(map[string]any{
+		"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion,
+		"prompt_tokens_details":     map[string]any{"cached_tokens": cached, "audio_tokens": 0},
+		"completion_tokens_details": map[string]any{"reasoning_tokens": 0},
+	})
+}
+
+func usageChunkWith(usage map[string]any) string {
 	b, _ := json.Marshal(map[string]any{
 		"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1700000000,
-		"model": "test-model", "choices": []any{},
-		"usage": map[string]any{"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
+		"model": "test-model", "choices": []any{}, "usage": usage,
 	})
 	return string(b)
 }

@@ -1,10 +1,8 @@
 package openai
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -46,9 +44,13 @@ func newAccumulator(emit func(provider.Event)) *accumulator {
 func (a *accumulator) add(chunk sdk.ChatCompletionChunk) {
 	a.chunks++
 	if chunk.JSON.Usage.Valid() {
+		// prompt_tokens is the whole prompt; the automatic prefix cache
+		// reports the part it served under prompt_tokens_details. Cache
+		// writes are not reported (nor billed) by OpenAI-compatible APIs.
 		a.usage = provider.Usage{
-			InputTokens:  int(chunk.Usage.PromptTokens),
-			OutputTokens: int(chunk.Usage.CompletionTokens),
+			InputTokens:     int(chunk.Usage.PromptTokens),
+			OutputTokens:    int(chunk.Usage.CompletionTokens),
+			CacheReadTokens: int(chunk.Usage.PromptTokensDetails.CachedTokens),
 		}
 	}
 	for _, choice := range chunk.Choices {
@@ -130,7 +132,7 @@ func (a *accumulator) response() *provider.Response {
 			Kind:      provider.BlockToolUse,
 			ToolUseID: c.id,
 			ToolName:  c.name,
-			Input:     toolInput(c.args.String()),
+			Input:     provider.ToolInput([]byte(c.args.String())),
 		})
 	}
 	return &provider.Response{
@@ -139,21 +141,6 @@ func (a *accumulator) response() *provider.Response {
 		RawStopReason: a.finish,
 		Usage:         a.usage,
 	}
-}
-
-// toolInput returns raw as a JSON object: {} for empty or null arguments,
-// raw itself when it is an object, and otherwise an object holding the raw
-// text under "_invalid_arguments".
-func toolInput(raw string) json.RawMessage {
-	trimmed := bytes.TrimSpace([]byte(raw))
-	if len(trimmed) == 0 || string(trimmed) == "null" {
-		return json.RawMessage("{}")
-	}
-	if trimmed[0] == '{' && json.Valid(trimmed) {
-		return json.RawMessage(trimmed)
-	}
-	wrapped, _ := json.Marshal(map[string]string{provider.InvalidArgumentsKey: raw})
-	return wrapped
 }
 
 func stopReason(finish string, hasCalls bool) provider.StopReason {

@@ -28,6 +28,15 @@ func TestStreamTextDeltasInOrder(t *testing.T) {
 	assert.Equal(t, provider.Usage{InputTokens: 12, OutputTokens: 3}, resp.Usage)
 }
 
+// The final chunk's prompt_tokens_details.cached_tokens becomes
+// CacheReadTokens; InputTokens stays the whole prompt.
+func TestStreamUsageReportsCachedTokens(t *testing.T) {
+	fs := newFakeServer(t, sseReply(roleChunk(), textChunk("ok"), finishChunk("stop"), cachedUsageChunk(2000, 1536, 9), done))
+	resp, _, err := run(t, fs.provider(t, "k"), simpleRequest())
+	require.NoError(t, err)
+	assert.Equal(t, provider.Usage{InputTokens: 2000, OutputTokens: 9, CacheReadTokens: 1536}, resp.Usage)
+}
+
 func TestStreamToolCallArgumentsSplitAcrossChunks(t *testing.T) {
 	fs := newFakeServer(t, sseReply(roleChunk(), textChunk("Reading."),
 		toolChunk(tc(0, "call_abc", "read_file", "")),

@@ -7,6 +7,7 @@ package providertest
 import (
 	"context"
 	"encoding/json"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +20,19 @@ const DefaultWait = 10 * time.Second
 // Fake is a provider.Provider driven by a test. Safe for concurrent use.
 type Fake struct {
 	calls chan *Call
+
+	mu    sync.Mutex
+	serve func(*Call)
+}
+
+// Serve makes every later request play script on a goroutine of its own
+// instead of waiting for Next, so concurrent conversations (sub-agents)
+// are answered by what each request contains. script drives the Call as
+// a test would (Text, ToolUse, Stop, …); nil goes back to Next.
+func (f *Fake) Serve(script func(*Call)) {
+	f.mu.Lock()
+	f.serve = script
+	f.mu.Unlock()
 }
 
 // New returns a Fake with no pending calls.
@@ -33,10 +47,11 @@ type Call struct {
 }
 
 type streamState struct {
-	emit func(provider.Event)
-	msg  provider.Message
-	resp *provider.Response
-	err  error
+	emit  func(provider.Event)
+	msg   provider.Message
+	usage provider.Usage
+	resp  *provider.Response
+	err   error
 }
 
 // Stream implements provider.Provider: it publishes the call and plays the
@@ -44,10 +59,19 @@ type streamState struct {
 func (f *Fake) Stream(ctx context.Context, req provider.Request, emit func(provider.Event)) (*provider.Response, error) {
 	c := &Call{Request: req, steps: make(chan func(*streamState)), ended: make(chan struct{})}
 	defer close(c.ended)
-	select {
-	case f.calls <- c:
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	f.mu.Lock()
+	script := f.serve
+	f.mu.Unlock()
+	if script != nil {
+		// The script's steps wait for this loop; once the stream has
+		// ended they return false, so the goroutine ends with it.
+		go script(c)
+	} else {
+		select {
+		case f.calls <- c:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
 	st := &streamState{emit: emit, msg: provider.Message{Role: provider.RoleAssistant}}
 	for {
@@ -126,8 +150,13 @@ func (c *Call) ToolUse(id, name string, input any) bool {
 // Stop ends the stream successfully with reason.
 func (c *Call) Stop(reason provider.StopReason) bool {
 	return c.do(func(st *streamState) {
-		st.resp = &provider.Response{Message: st.msg, StopReason: reason, RawStopReason: string(reason)}
+		st.resp = &provider.Response{Message: st.msg, StopReason: reason, RawStopReason: string(reason), Usage: st.usage}
 	})
+}
+
+// Usage sets the token counts the response reports when it stops.
+func (c *Call) Usage(u provider.Usage) bool {
+	return c.do(func(st *streamState) { st.usage = u })
 }
 
 // Fail ends the stream with err.
@@ -143,17 +172,44 @@ func (c *Call) Reply(s string) bool {
 // LastUserText returns the text of the last user message's text blocks.
 func (c *Call) LastUserText() string {
 	for i := len(c.Request.Messages) - 1; i >= 0; i-- {
-		m := c.Request.Messages[i]
-		if m.Role != provider.RoleUser {
-			continue
+		if m := c.Request.Messages[i]; m.Role == provider.RoleUser {
+			return textOf(m)
 		}
-		s := ""
-		for _, b := range m.Content {
-			if b.Kind == provider.BlockText {
-				s += b.Text
-			}
-		}
-		return s
 	}
 	return ""
+}
+
+// FirstUserText returns the text of the first user message's text blocks
+// (a sub-agent's task).
+func (c *Call) FirstUserText() string {
+	for _, m := range c.Request.Messages {
+		if m.Role == provider.RoleUser {
+			return textOf(m)
+		}
+	}
+	return ""
+}
+
+// textOf joins a message's text blocks.
+func textOf(m provider.Message) string {
+	s := ""
+	for _, b := range m.Content {
+		if b.Kind == provider.BlockText {
+			s += b.Text
+		}
+	}
+	return s
+}
+
+// Results returns the tool results of the last message by tool-use id.
+func (c *Call) Results() map[string]provider.Block {
+	out := map[string]provider.Block{}
+	if n := len(c.Request.Messages); n > 0 {
+		for _, b := range c.Request.Messages[n-1].Content {
+			if b.Kind == provider.BlockToolResult {
+				out[b.ToolUseID] = b
+			}
+		}
+	}
+	return out
 }

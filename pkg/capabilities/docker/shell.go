@@ -1,0 +1,164 @@
+package docker
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/magenta-nvim/magenta/pkg/capabilities"
+	"github.com/magenta-nvim/magenta/pkg/capabilities/localshell"
+)
+
+// callMarker is the variable that tags every process of one command in
+// the container (its value is a random id): ending the command means
+// ending each process whose /proc/<pid>/environ carries it, which reaches
+// what left the process group with setsid as well. A process that
+// clears its environment (env -i) escapes.
+const callMarker = "MAGENTA_CALL"
+
+// sweepFunc defines sweep MARKER: SIGTERM to every process carrying
+// MARKER except this shell, then SIGKILL after the grace period ($grace
+// seconds) to those still carrying it (a zombie's environ is empty, so
+// an exited child its parent has not reaped does not hold it up).
+const sweepFunc = `marked() {
+	for f in $(grep -ls "$1" /proc/[0-9]*/environ); do
+		p=${f#/proc/}; p=${p%/environ}
+		[ "$p" = "$$" ] || echo "$p"
+	done
+}
+sweep() {
+	pids=$(marked "$1")
+	[ -n "$pids" ] || return 0
+	kill -TERM $pids 2>/dev/null
+	pids=$(marked "$1")
+	[ -n "$pids" ] || return 0
+	sleep "$grace" 2>/dev/null || sleep 1
+	pids=$(marked "$1")
+	[ -n "$pids" ] && kill -KILL $pids 2>/dev/null
+	return 0
+}
+`
+
+// graceLine sets the sweep's grace period, ShellTerminateGrace (a shell
+// variable, not exported: the command does not see it).
+var graceLine = "grace=" + strconv.FormatFloat(capabilities.ShellTerminateGrace.Seconds(), 'f', -1, 64) + "\n"
+
+// wrapScript $1=command $2=bash|sh $3=id: runs the command tagged with
+// the marker, then ends what it left running, then exits with the
+// command's status. The wrapper itself is not tagged, so ending the
+// command from outside spares it and it reports the status (143 for
+// SIGTERM); its trap keeps it alive if it is signalled all the same.
+var wrapScript = graceLine + sweepFunc + `trap 'ended=1' TERM INT HUP
+if [ "$2" = bash ]; then ` + callMarker + `=$3 bash --noprofile --norc -c "$1"; else ` + callMarker + `=$3 sh -c "$1"; fi
+rc=$?
+sweep "` + callMarker + `=$3"
+exit $rc`
+
+// endScript $1=id: ends one command's processes from outside.
+var endScript = graceLine + sweepFunc + `sweep "` + callMarker + `=$1"`
+
+// inspectTimeout bounds the check of the container's state after a
+// command failed.
+const inspectTimeout = 5 * time.Second
+
+// Shell runs commands inside a container: localshell's output pipeline,
+// log files (on the host), timeout and supervisor around a
+// `docker exec` of bash (sh when the image has no bash). It is safe for
+// concurrent use.
+type Shell struct {
+	c     *container
+	cwd   string
+	local *localshell.Shell
+}
+
+var _ capabilities.Shell = (*Shell)(nil)
+
+// newShell returns a Shell for c; bash says whether the image has bash.
+// opts configure the log root, caps and timeouts as for a local shell;
+// its Cwd is the container directory of calls that set none, its Env and
+// Launch are replaced (the container's own environment is used, hardened
+// like a local command's).
+func newShell(c *container, bash bool, opts localshell.Options) *Shell {
+	kind := "sh"
+	if bash {
+		kind = "bash"
+	}
+	opts.Env = []string{} // not the host's: only the hardening reaches the container
+	opts.Launch = func(command, cwd string, env []string) (*localshell.Launch, error) {
+		var id [8]byte
+		if _, err := rand.Read(id[:]); err != nil {
+			return nil, err
+		}
+		marker := hex.EncodeToString(id[:])
+		args := []string{"exec"}
+		if cwd != "" {
+			args = append(args, "-w", cwd)
+		}
+		for _, kv := range env {
+			args = append(args, "-e", kv)
+		}
+		args = append(args, c.name, "sh", "-c", wrapScript, "sh", command, kind, marker)
+		cmd := exec.Command(c.docker, args...)
+		cmd.Env = os.Environ() // the CLI's own: DOCKER_HOST, its config
+		end := func(ctx context.Context) error {
+			cmd := c.command(ctx, "exec", c.name, "sh", "-c", endScript, "sh", marker)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				return fmt.Errorf("ending the command in %s: %v: %s", c.name, err, out)
+			}
+			return nil
+		}
+		return &localshell.Launch{Cmd: cmd, End: end}, nil
+	}
+	return &Shell{c: c, cwd: opts.Cwd, local: localshell.New(opts)}
+}
+
+// LogRoot is where the logs go (on the host).
+func (s *Shell) LogRoot() string { return s.local.LogRoot() }
+
+// Warning is the local shell's message about the log root, or "".
+func (s *Shell) Warning() string { return s.local.Warning() }
+
+// Execute implements capabilities.Shell. A command that failed because
+// the container stopped, vanished or is paused returns an error saying
+// so (with the log's path) rather than a result that looks like the
+// command's own failure.
+func (s *Shell) Execute(ctx context.Context, command string, opts capabilities.ExecOptions) (*capabilities.ExecResult, error) {
+	res, err := s.local.Execute(ctx, command, opts)
+	if err != nil || (res.ExitCode == 0 && !res.TimedOut && !res.Cancelled) {
+		return res, err
+	}
+	if res.ExitCode == 126 && res.TotalLines == 1 && strings.Contains(res.Head[0].Text, "chdir to cwd") {
+		// The engine could not enter the directory: the command never
+		// ran, as a local one in a missing directory.
+		return nil, fmt.Errorf("%s: %w in container %s", s.dir(opts.Cwd), capabilities.ErrNotExist, s.c.name)
+	}
+	// The engine reports a command ended by a signal as 128+n.
+	if (res.TimedOut || res.Cancelled) && res.ExitCode > 128 && res.ExitCode < 128+65 {
+		res.ExitCode, res.Signal = -1, localshell.SignalName(syscall.Signal(res.ExitCode-128))
+	}
+	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), inspectTimeout)
+	defer cancel()
+	if uerr := s.c.usable(ictx); uerr != nil {
+		return nil, fmt.Errorf("%w; the command's output so far is in %s", uerr, res.LogPath)
+	}
+	return res, nil
+}
+
+// dir is the directory a call runs in, as localshell resolves it.
+func (s *Shell) dir(cwd string) string {
+	switch {
+	case cwd == "":
+		return s.cwd
+	case path.IsAbs(cwd):
+		return cwd
+	}
+	return path.Join(s.cwd, cwd)
+}

@@ -1,0 +1,38 @@
+package procsup
+
+import (
+	"os"
+	"sync/atomic"
+	"syscall"
+)
+
+// envVar switches a process into supervisor mode; its value is
+// "<host pid>,<grace in ms>". The supervisor removes it from the
+// command's environment.
+const envVar = "MAGENTA_SUPERVISE"
+
+// available is set by MainIfSupervisor in a process that is not a
+// supervisor: re-executing this executable then gives one.
+var available atomic.Bool
+
+// MainIfSupervisor must be the first statement of main (and of TestMain
+// in test binaries that run supervised commands). In a process started
+// as a supervisor it supervises the command in os.Args[1:] and exits
+// with its status; otherwise it returns at once, having marked this
+// executable as able to supervise (see Available).
+func MainIfSupervisor() {
+	if spec, ok := os.LookupEnv(envVar); ok {
+		// syscall.Exit, not os.Exit: nothing is buffered, and os.Exit
+		// would run exit hooks, such as the race detector's one-second
+		// sleep in a test binary built with -race.
+		syscall.Exit(supervise(spec, os.Args[1:]))
+	}
+	available.Store(supported)
+}
+
+// Available reports whether this executable can be re-executed as a
+// supervisor: MainIfSupervisor ran and the platform supports it. A
+// binary whose main does not call MainIfSupervisor (a test binary
+// without the TestMain hook) must never be re-executed as one: it would
+// run its own main instead.
+func Available() bool { return available.Load() }

@@ -1,0 +1,92 @@
+//go:build linux
+
+package procsup
+
+import (
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestMain(m *testing.M) {
+	MainIfSupervisor()
+	os.Exit(m.Run())
+}
+
+func TestParseStat(t *testing.T) {
+	// comm may hold spaces and parentheses.
+	line := "4242 (a) b (c) S 17 4242 4242 0 -1 4194304 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 10 18446744073709551615\n"
+	st, ok := parseStat([]byte(line))
+	require.True(t, ok)
+	assert.Equal(t, stat{state: 'S', ppid: 17, pgrp: 4242, startTime: 987654}, st)
+	_, ok = parseStat([]byte("4242 (short) S 1 2"))
+	assert.False(t, ok)
+}
+
+// Start reports the command's exit status and signal, and a command that
+// cannot start is an error, not a status.
+func TestStartReportsStatus(t *testing.T) {
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		script string
+		exit   int
+		signal string
+	}{{"exit 7", 7, ""}, {"kill -KILL $$", -1, "killed"}} {
+		p, err := Start(exe, exec.Command("bash", "-c", tc.script), 100*time.Millisecond)
+		require.NoError(t, err)
+		ws, err := p.Wait()
+		require.NoError(t, err)
+		if tc.signal != "" {
+			assert.True(t, ws.Signaled())
+			assert.Equal(t, "killed", ws.Signal().String())
+		} else {
+			assert.Equal(t, tc.exit, ws.ExitStatus())
+		}
+	}
+	p, err := Start(exe, exec.Command("/nonexistent/bash"), 100*time.Millisecond)
+	require.NoError(t, err)
+	_, err = p.Wait()
+	assert.ErrorContains(t, err, "no such file")
+}
+
+// The supervisor passes its environment on without MAGENTA_SUPERVISE.
+func TestEnvironmentPassedWithoutTheSwitch(t *testing.T) {
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	cmd := exec.Command("bash", "-c", "env")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "KEEP=1"}
+	out, err := os.CreateTemp(t.TempDir(), "out")
+	require.NoError(t, err)
+	cmd.Stdout = out
+	p, err := Start(exe, cmd, time.Second)
+	require.NoError(t, err)
+	_, err = p.Wait()
+	require.NoError(t, err)
+	b, err := os.ReadFile(out.Name())
+	require.NoError(t, err)
+	assert.Contains(t, string(b), "KEEP=1\n")
+	assert.NotContains(t, string(b), envVar)
+}
+
+func TestDescendants(t *testing.T) {
+	cmd := exec.Command("bash", "-c", "sleep 7791 & sleep 7792 & wait")
+	require.NoError(t, cmd.Start())
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	require.Eventually(t, func() bool { return len(Descendants(cmd.Process.Pid)) == 2 }, 30*time.Second, 10*time.Millisecond)
+	for _, pid := range Descendants(cmd.Process.Pid) {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+		require.NoError(t, err)
+		assert.True(t, strings.HasPrefix(string(b), "sleep\x00779"), "%q", b)
+	}
+	for _, pid := range Descendants(cmd.Process.Pid) {
+		p, _ := os.FindProcess(pid)
+		_ = p.Kill()
+	}
+}

@@ -1,0 +1,92 @@
+package procsup
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+const supported = true
+
+// Self names the running executable: exec'ing it starts the very binary
+// that runs, even after the file was replaced or deleted (a rebuild
+// while Neovim runs), which os.Executable()'s path would not.
+const Self = "/proc/self/exe"
+
+// Process is a command running under its supervisor.
+type Process struct {
+	// Pid is the supervisor's; it leads its own process group.
+	Pid    int
+	cmd    *exec.Cmd
+	status *os.File
+}
+
+// Start runs cmd — prepared as if it were to run directly: Path, Args,
+// Dir, Env, Stdin/Stdout/Stderr — under a supervisor, the executable exe
+// (normally Self; its main must call MainIfSupervisor). The
+// supervisor gets cmd's directory, environment and standard files, and
+// grace is the time its tree has between SIGTERM and SIGKILL.
+func Start(exe string, cmd *exec.Cmd, grace time.Duration) (*Process, error) {
+	statusR, statusW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	env := cmd.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	sup := &exec.Cmd{
+		Path:       exe,
+		Args:       append([]string{exe, cmd.Path}, cmd.Args[1:]...),
+		Dir:        cmd.Dir,
+		Env:        append(env[:len(env):len(env)], envVar+"="+strconv.Itoa(os.Getpid())+","+strconv.FormatInt(grace.Milliseconds(), 10)),
+		Stdin:      cmd.Stdin,
+		Stdout:     cmd.Stdout,
+		Stderr:     cmd.Stderr,
+		ExtraFiles: []*os.File{statusW}, // fd 3 = statusFD
+		// Its own group, as the command would have had; SIGHUP when
+		// the host dies, whatever kills it.
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGHUP},
+	}
+	err = sup.Start()
+	statusW.Close()
+	if err != nil {
+		statusR.Close()
+		return nil, err
+	}
+	return &Process{Pid: sup.Process.Pid, cmd: sup, status: statusR}, nil
+}
+
+// Terminate asks the supervisor to end the command and its whole tree
+// (SIGTERM, SIGKILL after the grace period).
+func (p *Process) Terminate() { _ = syscall.Kill(p.Pid, syscall.SIGTERM) }
+
+// Kill ends the supervisor's group at once: the last resort when the
+// supervisor does not answer Terminate.
+func (p *Process) Kill() { _ = syscall.Kill(-p.Pid, syscall.SIGKILL) }
+
+// Wait waits for the supervisor and returns the command's wait status.
+// The error is non-nil when the command could not be started (the
+// supervisor says why). A supervisor that died without reporting (killed)
+// gives its own status.
+func (p *Process) Wait() (syscall.WaitStatus, error) {
+	rec, _ := io.ReadAll(p.status)
+	p.status.Close()
+	werr := p.cmd.Wait()
+	switch {
+	case len(rec) == 5 && rec[0] == statusExit:
+		return syscall.WaitStatus(binary.LittleEndian.Uint32(rec[1:])), nil
+	case len(rec) > 0 && rec[0] == statusStartError:
+		return 0, errors.New(string(rec[1:]))
+	}
+	if ws, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
+		return ws, nil
+	}
+	return 0, fmt.Errorf("supervisor: %w", werr)
+}

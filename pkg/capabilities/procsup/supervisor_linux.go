@@ -1,0 +1,150 @@
+package procsup
+
+import (
+	"encoding/binary"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Linux constants the syscall package lacks.
+const (
+	prSetChildSubreaper = 36         // PR_SET_CHILD_SUBREAPER
+	wAll                = 0x40000000 // __WALL: also reap clone children
+)
+
+// parentPollEvery is how often the host is checked for once the death
+// signal can no longer tell.
+const parentPollEvery = time.Second
+
+// statusFD is the descriptor the host reads the command's status from.
+const statusFD = 3
+
+// Status records on statusFD: statusExit + 4-byte little-endian wait
+// status, or statusStartError + message.
+const (
+	statusExit       = 'S'
+	statusStartError = 'E'
+)
+
+// supervise runs argv under supervision and returns the supervisor's
+// exit code. spec is the value of envVar: "<host pid>,<grace in ms>".
+func supervise(spec string, argv []string) int {
+	hostPid, grace, ok := parseSpec(spec)
+	report := os.NewFile(statusFD, "status")
+	if !ok || len(argv) == 0 {
+		writeStartError(report, "bad supervisor invocation")
+		return 2
+	}
+	sigs := make(chan os.Signal, 16)
+	signal.Notify(sigs, syscall.SIGCHLD, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	// Without the subreaper bit orphans go to init and escape; the
+	// command still runs, its own group is still terminated.
+	_, _, _ = syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0)
+	if os.Getppid() != hostPid {
+		// The host died before we could notice through the death signal.
+		writeStartError(report, "host exited")
+		return 1
+	}
+
+	env := make([]string, 0, len(os.Environ()))
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, envVar+"=") {
+			env = append(env, kv)
+		}
+	}
+	path := argv[0]
+	if !strings.ContainsRune(path, '/') {
+		if p, err := lookPath(path, env); err == nil {
+			path = p
+		}
+	}
+	proc, err := os.StartProcess(path, argv, &os.ProcAttr{
+		Env:   env,
+		Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
+		Sys:   &syscall.SysProcAttr{Setpgid: true},
+	})
+	if err != nil {
+		writeStartError(report, err.Error())
+		return 1
+	}
+	r := &reaper{child: proc.Pid}
+	// parentPoll is set once the death signal has been spent on the end
+	// of the host's forking thread: the host's death is then noticed by
+	// polling for a new parent.
+	var parentPoll <-chan time.Time
+	for !r.done {
+		select {
+		case sig := <-sigs:
+			switch sig {
+			case syscall.SIGCHLD:
+			case syscall.SIGHUP:
+				// The death signal also fires when the host's forking
+				// thread ends while the host lives on: only a new parent
+				// means the host is gone.
+				if os.Getppid() != hostPid {
+					r.killTree(grace)
+				} else if parentPoll == nil {
+					t := time.NewTicker(parentPollEvery)
+					defer t.Stop()
+					parentPoll = t.C
+				}
+			default: // SIGTERM, SIGINT: the host ends the command.
+				r.killTree(grace)
+			}
+		case <-parentPoll:
+			if os.Getppid() != hostPid {
+				r.killTree(grace)
+			}
+		}
+		r.reap()
+	}
+	// The command ended: whatever it left running goes too.
+	r.killTree(grace)
+	status := r.status
+	var rec [5]byte
+	rec[0] = statusExit
+	binary.LittleEndian.PutUint32(rec[1:], uint32(status))
+	_, _ = report.Write(rec[:])
+	if status.Exited() {
+		return status.ExitStatus()
+	}
+	return 128 + int(status.Signal())
+}
+
+func writeStartError(report *os.File, msg string) {
+	_, _ = report.Write(append([]byte{statusStartError}, msg...))
+}
+
+func parseSpec(spec string) (hostPid int, grace time.Duration, ok bool) {
+	p, g, found := strings.Cut(spec, ",")
+	pid, err1 := strconv.Atoi(p)
+	ms, err2 := strconv.Atoi(g)
+	if !found || err1 != nil || err2 != nil || pid <= 0 || ms < 0 {
+		return 0, 0, false
+	}
+	return pid, time.Duration(ms) * time.Millisecond, true
+}
+
+// lookPath finds name in env's PATH (the command's, not the host's).
+func lookPath(name string, env []string) (string, error) {
+	path := "/usr/local/bin:/usr/bin:/bin"
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v
+		}
+	}
+	for dir := range strings.SplitSeq(path, ":") {
+		if dir == "" {
+			dir = "."
+		}
+		p := dir + "/" + name
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", os.ErrNotExist
+}

@@ -1,0 +1,63 @@
+package config
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// MCPServer is one entry of mcpServers: a command speaking MCP on its
+// stdin and stdout, or the URL of a streamable-HTTP server.
+type MCPServer struct {
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	Cwd     string            `json:"cwd,omitempty"`
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+	// Allow names the server's tools that run without asking; "*" is
+	// every tool.
+	Allow []string `json:"allow,omitempty"`
+	// Timeout bounds one tool call, in seconds (0: the default).
+	Timeout float64 `json:"timeout,omitempty"`
+}
+
+// mcpServerName is what a server may be called: its name goes into tool
+// names (mcp__<server>__<tool>), which providers restrict to these.
+var mcpServerName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,40}$`)
+
+// MCPServerNames returns the configured servers' names, sorted.
+func (o Options) MCPServerNames() []string {
+	names := make([]string, 0, len(o.MCPServers))
+	for name := range o.MCPServers {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func (o Options) validateMCP() error {
+	for _, name := range o.MCPServerNames() {
+		s := o.MCPServers[name]
+		where := "magenta options: mcpServers." + name
+		switch {
+		case !mcpServerName.MatchString(name) || strings.Contains(name, "__"):
+			return fmt.Errorf("magenta options: mcpServers: the name %q must be 1-40 letters, digits, _ or - (no \"__\")", name)
+		case (s.Command == "") == (s.URL == ""):
+			return fmt.Errorf("%s: needs either command or url", where)
+		case s.URL != "" && !strings.HasPrefix(s.URL, "http://") && !strings.HasPrefix(s.URL, "https://"):
+			return fmt.Errorf("%s.url: %q must start with http:// or https://", where, s.URL)
+		case s.URL != "" && (len(s.Args) > 0 || len(s.Env) > 0 || s.Cwd != ""):
+			return fmt.Errorf("%s: args, env and cwd are for a command, not a url", where)
+		case s.Command != "" && len(s.Headers) > 0:
+			return fmt.Errorf("%s.headers: headers are for a url, not a command", where)
+		case s.Cwd != "" && !filepath.IsAbs(s.Cwd):
+			return fmt.Errorf("%s.cwd: %q must be an absolute path", where, s.Cwd)
+		case s.Timeout < 0:
+			return fmt.Errorf("%s.timeout: must be positive", where)
+		}
+	}
+	return nil
+}

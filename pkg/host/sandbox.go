@@ -1,0 +1,146 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/magenta-nvim/magenta/pkg/config"
+	"github.com/magenta-nvim/magenta/pkg/sandbox"
+)
+
+// detectWait bounds how long a command waits for the sandbox detection
+// started at attach (it takes ~5 ms; a command that arrives first should
+// not ask just because it was early).
+const detectWait = 2 * time.Second
+
+// detectDelayMax bounds how long detection waits for the first frame
+// (a host whose sidebar is never shown still detects).
+const detectDelayMax = 500 * time.Millisecond
+
+// sandboxProbe detects bubblewrap once, in the background, and answers
+// whether commands can be confined, and the header's line about it.
+type sandboxProbe struct {
+	mode    config.SandboxMode
+	network string
+	done    chan struct{}
+	status  sandbox.Status // set before done is closed
+}
+
+// startSandboxProbe detects the sandbox once after (closed) or, at the
+// latest, detectDelayMax later: detection forks bwrap, which on a small
+// machine competes with drawing the first frame.
+func startSandboxProbe(ctx context.Context, opts config.Sandbox, after <-chan struct{}, onDone func()) *sandboxProbe {
+	p := &sandboxProbe{mode: opts.Mode(), network: opts.Network, done: make(chan struct{})}
+	if p.network == "" {
+		p.network = "deny"
+	}
+	if p.mode == config.SandboxOff {
+		p.status = sandbox.Status{Reason: "sandbox.enabled is false"}
+		close(p.done)
+		return p
+	}
+	go func() {
+		select {
+		case <-after:
+		case <-time.After(detectDelayMax):
+		case <-ctx.Done():
+		}
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		p.status = sandbox.Detect(ctx, "")
+		close(p.done)
+		if onDone != nil {
+			onDone()
+		}
+	}()
+	return p
+}
+
+// Available reports whether commands can run confined now, or why not.
+func (p *sandboxProbe) Available() (bool, string) {
+	select {
+	case <-p.done:
+	case <-time.After(detectWait):
+		return false, "the sandbox is still being detected"
+	}
+	if !p.status.Available {
+		return false, p.status.Reason
+	}
+	return true, ""
+}
+
+// Status is the detection's result (zero until it ends).
+func (p *sandboxProbe) Status() (sandbox.Status, bool) {
+	select {
+	case <-p.done:
+		return p.status, true
+	default:
+		return sandbox.Status{}, false
+	}
+}
+
+// Banner is the header line of a local thread.
+func (p *sandboxProbe) Banner() string {
+	st, done := p.Status()
+	switch {
+	case !done:
+		return "local · detecting the sandbox…"
+	case st.Available:
+		network := "network denied"
+		if p.network == "allow" {
+			network = "network allowed"
+		}
+		return fmt.Sprintf("local · sandbox on (bubblewrap %s, %s): workspace builds and tests run confined without asking", st.Version, network)
+	default:
+		return "local · sandbox off: " + st.Reason + " — commands that are not read-only ask"
+	}
+}
+
+// policy is the sandbox policy of a local workspace.
+func sandboxPolicy(opts config.Sandbox, workspace string) sandbox.Policy {
+	home, _ := os.UserHomeDir()
+	network := sandbox.NetworkDeny
+	if opts.Network == "allow" {
+		network = sandbox.NetworkAllow
+	}
+	return sandbox.Policy{Workspace: workspace, Home: home, Hide: opts.Hide, AllowWrite: opts.AllowWrite, Network: network}
+}
+
+// confiner implements localshell.Confiner over the probe's status and the
+// workspace's policy: the same Policy the checker consults (Writable,
+// Readable) decides the mounts.
+type confiner struct {
+	probe  *sandboxProbe
+	policy sandbox.Policy
+}
+
+// Prefix returns the bwrap argv prefix and environment for a command in
+// cwd. A workspace too large for the secret scan is refused rather than
+// confined with secrets the scan did not reach.
+func (c confiner) Prefix(cwd string) ([]string, []string, error) {
+	st, done := c.probe.Status()
+	if !done || !st.Available {
+		_, why := c.probe.Available()
+		return nil, nil, fmt.Errorf("the sandbox is unavailable: %s", why)
+	}
+	l, err := c.policy.Args(st, cwd)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !l.Complete {
+		return nil, nil, fmt.Errorf("the workspace has more than %d files, more than the sandbox scans for secrets to hide; the command was not run confined", sandbox.MaxScanEntries)
+	}
+	return l.Prefix, l.Env, nil
+}
+
+// Blocked says what the sandbox blocked, judging a confined command's
+// output.
+func (c confiner) Blocked(out []byte, exitCode int) string {
+	what, ok := sandbox.Blocked(out, exitCode, c.policy)
+	if !ok {
+		return ""
+	}
+	return what
+}

@@ -1,0 +1,16 @@
+// Package mcp runs Model Context Protocol servers the user configured
+// (mcpServers in setup()) and offers their tools to the model.
+//
+// A Manager owns one client session per server, through the official SDK
+// (github.com/modelcontextprotocol/go-sdk): a stdio server is a child
+// process in its own process group, so stopping it kills everything it
+// started; a URL is spoken to over streamable HTTP. Servers start in the
+// background the first time a request lists tools (Manager.Tools), so no
+// request waits for them: their tools join from the next request once
+// the server is ready. A server that fails or crashes is started again,
+// with a growing delay, the next time its tools are needed.
+//
+// Each server tool becomes a tools.Tool named mcp__<server>__<tool>,
+// asking the user before its first call unless the server's allow list
+// names it.
+package mcp

@@ -1,0 +1,69 @@
+package mcp
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/magenta-nvim/magenta/pkg/tools"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// result maps a tool result: text as text, images as images, resource
+// links and embedded resources as text, structured content as JSON when
+// there is no text; isError becomes an error result.
+func (t *tool) result(call tools.Call, res *sdk.CallToolResult) tools.Result {
+	var b strings.Builder
+	var out tools.Result
+	for _, c := range res.Content {
+		switch c := c.(type) {
+		case *sdk.TextContent:
+			line(&b, c.Text)
+		case *sdk.ImageContent:
+			out.Images = append(out.Images, tools.Image{MediaType: c.MIMEType, Data: c.Data})
+		case *sdk.ResourceLink:
+			line(&b, fmt.Sprintf("resource: %s (%s) %s", c.URI, c.Name, c.Description))
+		case *sdk.EmbeddedResource:
+			if r := c.Resource; r != nil {
+				if r.Text != "" {
+					line(&b, fmt.Sprintf("resource %s:\n%s", r.URI, r.Text))
+				} else {
+					line(&b, fmt.Sprintf("resource %s (%s, %d bytes)", r.URI, r.MIMEType, len(r.Blob)))
+				}
+			}
+		case *sdk.AudioContent:
+			line(&b, fmt.Sprintf("(audio, %s, %d bytes, not shown)", c.MIMEType, len(c.Data)))
+		}
+	}
+	if res.StructuredContent != nil && b.Len() == 0 {
+		if data, err := json.Marshal(res.StructuredContent); err == nil {
+			line(&b, string(data))
+		}
+	}
+	out.Text, out.IsError = b.String(), res.IsError
+	out.Summary = fmt.Sprintf("%s: %d chars", t.spec.Name, len(out.Text))
+	if len(out.Text) > ResultCharBudget {
+		out.Text = t.abbreviated(call, out.Text)
+	}
+	return out
+}
+
+func line(b *strings.Builder, s string) {
+	if b.Len() > 0 {
+		b.WriteByte('\n')
+	}
+	b.WriteString(s)
+}
+
+// abbreviated keeps the head of a long text and saves the whole as an
+// artifact the model can read with get_file.
+func (t *tool) abbreviated(call tools.Call, text string) string {
+	head := text[:ResultCharBudget]
+	note := fmt.Sprintf("\n… (%d of %d chars shown", ResultCharBudget, len(text))
+	if call.Env != nil && call.Env.Artifacts != nil {
+		if path, err := call.Env.Artifacts.Save(call.ThreadID, call.ID, "mcp-result.txt", []byte(text)); err == nil {
+			note += "; the full result is in " + path + ", read it with get_file"
+		}
+	}
+	return head + note + ")"
+}

@@ -1,0 +1,145 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The rules alone, without bwrap: hidden paths, workspace secrets,
+// protected git files, private roots, symlinks.
+func TestReadableWritableRules(t *testing.T) {
+	root := t.TempDir()
+	home, ws, store := filepath.Join(root, "home"), filepath.Join(root, "home", "proj"), filepath.Join(root, "store")
+	for _, d := range []string{filepath.Join(home, ".ssh"), filepath.Join(ws, ".git", "hooks"), filepath.Join(ws, "node_modules", "pkg"), filepath.Join(store, "ssh-real"), filepath.Join(home, "cache")} {
+		require.NoError(t, os.MkdirAll(d, 0o755))
+	}
+	require.NoError(t, os.Symlink(filepath.Join(store, "ssh-real"), filepath.Join(home, ".gnupg")))
+	require.NoError(t, os.WriteFile(filepath.Join(ws, ".env"), []byte("SECRET"), 0o600))
+	require.NoError(t, os.Symlink(filepath.Join(ws, ".env"), filepath.Join(store, "innocent")))
+	require.NoError(t, os.Symlink(filepath.Join(ws, ".env.production"), filepath.Join(ws, "dangling")))
+	require.NoError(t, os.Symlink("loop-b", filepath.Join(ws, "loop-a")))
+	require.NoError(t, os.Symlink("loop-a", filepath.Join(ws, "loop-b")))
+	p := Policy{Workspace: ws, Home: home, Hide: []string{"~/private", "/srv/secrets"}, AllowWrite: []string{filepath.Join(home, "cache")}}
+
+	for _, tc := range []struct {
+		path        string
+		read, write bool
+	}{
+		{filepath.Join(ws, "src", "main.go"), true, true},
+		{ws, true, true},
+		{filepath.Join(ws, ".env.local"), false, false},
+		{filepath.Join(ws, "certs", "tls.key"), false, false},
+		{filepath.Join(ws, "deploy", ".aws", "config"), false, false},
+		{filepath.Join(ws, "node_modules", "pkg", ".env"), true, true}, // not scanned, not masked
+		{filepath.Join(ws, ".git", "HEAD"), true, true},
+		{filepath.Join(ws, ".git", "config"), true, false},
+		{filepath.Join(ws, ".git", "hooks"), true, false},
+		{filepath.Join(ws, ".git", "hooks", "pre-push"), true, false},
+		{filepath.Join(home, "notes.txt"), true, false},
+		{filepath.Join(home, ".ssh"), false, false},
+		{filepath.Join(home, ".ssh", "known_hosts"), false, false},
+		{filepath.Join(home, ".config", "gh", "hosts.yml"), false, false},
+		{filepath.Join(home, ".docker", "config.json"), false, false},
+		{filepath.Join(home, ".docker", "cli-plugins"), true, false},
+		{filepath.Join(home, "private", "diary"), false, false},
+		{filepath.Join(home, "cache", "x"), true, true},
+		{filepath.Join(store, "ssh-real", "id_ed25519"), false, false}, // the target of ~/.gnupg
+		{filepath.Join(store, "innocent"), false, false},               // a link to the workspace's .env
+		{filepath.Join(ws, "dangling"), false, false},                  // writing it would create .env.production
+		{filepath.Join(ws, "loop-a"), true, true},                      // a loop ends; the sandbox would say ELOOP
+		{"/srv/secrets/db", false, false},
+		{"/etc/hostname", true, false},
+		{"/tmp/other/file", false, false},
+		{"/proc/1/environ", false, false},
+		{"/proc", false, false},
+		{"relative/path", false, false},
+		{"", false, false},
+		{ws + "/src/../.env", false, false},
+	} {
+		assert.Equal(t, tc.read, p.Readable(tc.path), "Readable(%q)", tc.path)
+		assert.Equal(t, tc.write, p.Writable(tc.path), "Writable(%q)", tc.path)
+	}
+}
+
+func TestScanIsBoundedAndSkipsDependencies(t *testing.T) {
+	ws := t.TempDir()
+	for i := range 60 {
+		require.NoError(t, os.MkdirAll(filepath.Join(ws, "deep", fmt.Sprint(i)), 0o755))
+	}
+	for _, f := range []string{".env", "deep/0/server.pem", "node_modules/x/.env", ".git/secret.key", ".ssh/id_rsa"} {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(ws, f)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(ws, f), nil, 0o644))
+	}
+
+	full := scanWorkspace(ws, MaxScanEntries)
+	assert.True(t, full.complete)
+	assert.ElementsMatch(t, []string{filepath.Join(ws, ".env"), filepath.Join(ws, ".ssh"), filepath.Join(ws, "deep", "0", "server.pem")}, full.secrets)
+
+	partial := scanWorkspace(ws, 10)
+	assert.False(t, partial.complete)
+	assert.Contains(t, partial.secrets, filepath.Join(ws, ".env"), "breadth first: the top level is seen first")
+	assert.NotContains(t, partial.secrets, filepath.Join(ws, "deep", "0", "server.pem"))
+}
+
+func TestVersionCompare(t *testing.T) {
+	for _, tc := range []struct {
+		v    string
+		ok   bool
+		text string
+	}{
+		{"0.4.0", true, "bubblewrap 0.4.0"},
+		{"0.8.0", true, "bubblewrap 0.8.0\n"},
+		{"0.10.0", true, "bubblewrap 0.10.0"},
+		{"1.0", true, "bubblewrap 1.0"},
+		{"0.3.3", false, "bubblewrap 0.3.3"},
+		{"0.3.99rc1", false, "bubblewrap 0.3.99rc1"},
+	} {
+		assert.Equal(t, tc.v, parseVersion([]byte(tc.text)))
+		assert.Equal(t, tc.ok, atLeast(tc.v, MinVersion), tc.v)
+	}
+	assert.Equal(t, "", parseVersion([]byte("usage: bwrap [OPTIONS...]")))
+}
+
+func TestHooksPath(t *testing.T) {
+	for text, want := range map[string]string{
+		"[core]\n\thooksPath = .husky/_\n":                         ".husky/_",
+		"[Core]\n\tHOOKSPATH=\"hooks dir\" \n":                     "hooks dir",
+		"[core] hooksPath = a ; comment\n":                         "a",
+		"[core]\n\thooksPath = a\n[core]\n\thooksPath = b\n":       "b",
+		"[user]\n\thooksPath = no\n[core]\n\tbare = false\n":       "",
+		"[remote \"core\"]\n\thooksPath = no\n":                    "",
+		"[core]\n\t# hooksPath = commented\n\tfsmonitor = false\n": "",
+	} {
+		assert.Equal(t, want, hooksPath([]byte(text)), text)
+	}
+}
+
+// The git paths that run code at the user's next git command are not
+// writable, wherever core.hooksPath puts the hooks.
+func TestGitProtectedPaths(t *testing.T) {
+	ws := t.TempDir()
+	for _, d := range []string{".git/hooks", ".git/modules/lib/hooks", ".husky/_", "src"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(ws, d), 0o755))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(ws, ".git", "config"), []byte("[core]\n\thooksPath = .husky/_\n"), 0o644))
+	p := Policy{Workspace: ws, Home: "/home/nobody"}
+	for path, writable := range map[string]bool{
+		".git/hooks/pre-commit":             false,
+		".git/config":                       false,
+		".git/config.worktree":              false,
+		".git/modules/lib/hooks/post-merge": false,
+		".git/modules/lib/config":           false,
+		".git/modules/lib/HEAD":             true,
+		".husky/_/pre-commit":               false,
+		".husky/pre-commit":                 true, // a versioned file, like the Makefile: it shows in git diff
+		".git/index":                        true,
+		"src/main.go":                       true,
+	} {
+		assert.Equal(t, writable, p.Writable(filepath.Join(ws, path)), path)
+	}
+}
