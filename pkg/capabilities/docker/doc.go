@@ -48,7 +48,9 @@
 // SIGTERM to each process whose /proc/<pid>/environ carries the id, then
 // SIGKILL after ShellTerminateGrace: that reaches processes that left the
 // group with setsid, which a process-group kill misses (a process that
-// clears its environment escapes). The environment inside is the
+// clears its environment escapes). A process caught in the middle of an
+// exec reads an empty environment, so a listing counts only when no new
+// process read empty around it (else it is taken again after 20 ms). The environment inside is the
 // container's own plus localshell's hardening; the host's is not passed.
 // Logs stay on the host, where get_file reads them. When a command fails
 // and the container is then not running (stopped or removed meanwhile)

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -25,38 +24,87 @@ import (
 const callMarker = "MAGENTA_CALL"
 
 // sweepFunc defines sweep MARKER: SIGTERM to every process carrying
-// MARKER except this shell, then SIGKILL after the grace period ($grace
-// seconds) to those still carrying it (a zombie's environ is empty, so
-// an exited child its parent has not reaped does not hold it up).
-const sweepFunc = `marked() {
+// MARKER except this shell, again every $tick until none is left or the
+// grace period ($grace ticks) is over, then SIGKILL to those still
+// carrying it (a zombie's environ is empty, so an exited child its parent
+// has not reaped does not hold it up).
+//
+// A process between the two halves of an exec has an empty environ
+// (the kernel sets the new image's environment last), so a listing taken
+// then misses it: `setsid sleep 9 & exit` is caught that way when the
+// wrapper sweeps right after the shell exits. A listing therefore counts
+// only when no live process outside $quiet (those with an empty
+// environment before the command started) read empty just before and
+// just after it; otherwise it is taken again after a tick, a bounded
+// number of times. A process that outlives SIGKILL (stuck in the kernel)
+// is given up on after as many ticks again.
+const sweepFunc = `tick=
+pause() {
+	if [ -z "$tick" ]; then
+		if sleep 0.001 2>/dev/null; then tick=0.02; ticks=50; else tick=1; ticks=2; grace=$grace_s; fi
+	fi
+	sleep "$tick"
+}
+marked() {
 	for f in $(grep -ls "$1" /proc/[0-9]*/environ); do
 		p=${f#/proc/}; p=${p%/environ}
 		[ "$p" = "$$" ] || echo "$p"
 	done
 }
+unsettled() {
+	for f in $(grep -Ls . /proc/[0-9]*/environ); do
+		p=${f#/proc/}; p=${p%/environ}
+		case " $quiet " in *" $p "*) continue;; esac
+		grep -qs '^State:[[:space:]]*Z' "/proc/$p/status" && continue
+		[ -e "/proc/$p" ] && echo "$p"
+	done
+}
+listed() {
+	n=0
+	while :; do
+		before=$(unsettled); pids=$(marked "$1"); after=$(unsettled)
+		[ -z "$before$after" ] && return 0
+		pause; n=$((n+1)); [ "$n" -lt "$ticks" ] || return 0
+	done
+}
 sweep() {
-	pids=$(marked "$1")
+	listed "$1"
 	[ -n "$pids" ] || return 0
 	kill -TERM $pids 2>/dev/null
-	pids=$(marked "$1")
-	[ -n "$pids" ] || return 0
-	sleep "$grace" 2>/dev/null || sleep 1
-	pids=$(marked "$1")
-	[ -n "$pids" ] && kill -KILL $pids 2>/dev/null
+	waited=0
+	while listed "$1"; [ -n "$pids" ]; do
+		if [ "$waited" -ge "$grace" ]; then
+			kill -KILL $pids 2>/dev/null
+		else
+			kill -TERM $pids 2>/dev/null
+		fi
+		pause; waited=$((waited + 1))
+		[ "$waited" -lt $((grace + ticks)) ] || return 0
+	done
 	return 0
 }
 `
 
-// graceLine sets the sweep's grace period, ShellTerminateGrace (a shell
-// variable, not exported: the command does not see it).
-var graceLine = "grace=" + strconv.FormatFloat(capabilities.ShellTerminateGrace.Seconds(), 'f', -1, 64) + "\n"
+// graceLine sets the sweep's grace period, ShellTerminateGrace, in
+// ticks of sweepTick (grace) and in whole seconds for a sleep that takes
+// no fractions (grace_s); shell variables, not exported: the command
+// does not see them.
+var graceLine = fmt.Sprintf("grace=%d\ngrace_s=%d\nquiet=\n",
+	ceilDiv(capabilities.ShellTerminateGrace, sweepTick), ceilDiv(capabilities.ShellTerminateGrace, time.Second))
+
+// sweepTick is the sweep's polling period where sleep takes fractions;
+// it must match tick in sweepFunc.
+const sweepTick = 20 * time.Millisecond
+
+func ceilDiv(d, unit time.Duration) int64 { return int64((d + unit - 1) / unit) }
 
 // wrapScript $1=command $2=bash|sh $3=id: runs the command tagged with
 // the marker, then ends what it left running, then exits with the
 // command's status. The wrapper itself is not tagged, so ending the
 // command from outside spares it and it reports the status (143 for
 // SIGTERM); its trap keeps it alive if it is signalled all the same.
-var wrapScript = graceLine + sweepFunc + `trap 'ended=1' TERM INT HUP
+var wrapScript = graceLine + sweepFunc + `quiet=$(unsettled)
+trap 'ended=1' TERM INT HUP
 if [ "$2" = bash ]; then ` + callMarker + `=$3 bash --noprofile --norc -c "$1"; else ` + callMarker + `=$3 sh -c "$1"; fi
 rc=$?
 sweep "` + callMarker + `=$3"

@@ -3,6 +3,7 @@ package docker
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -138,6 +139,21 @@ func TestShellBackgroundJobEnds(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 0, res.ExitCode)
 	assert.Equal(t, []string{"stdout: started"}, texts(res.Head))
+	waitNoProcesses(t, name)
+}
+
+// TestShellExecInFlightEnds: each command exits while the process it
+// left is still between fork and exec (its environment reads empty then);
+// the sweep waits it out instead of missing it, as the one-pass sweep
+// did under load.
+func TestShellExecInFlightEnds(t *testing.T) {
+	env, name := newEnv(t, "")
+	for i := range 10 {
+		res, err := env.Shell.Execute(context.Background(), fmt.Sprintf("setsid sleep 99%d &", i),
+			capabilities.ExecOptions{ThreadID: "t", RequestID: fmt.Sprint("inflight", i)})
+		require.NoError(t, err)
+		require.Equal(t, 0, res.ExitCode)
+	}
 	waitNoProcesses(t, name)
 }
 
