@@ -66,6 +66,16 @@ type ExecOptions struct {
 	// An implementation that cannot confine it returns an error; it
 	// never runs it unconfined instead.
 	Sandbox bool
+	// Interactive asks for a pseudo-terminal: stdin, stdout and stderr
+	// are the PTY (one stream, reported as Stdout), the output the model
+	// gets is the terminal emulator's text (scrollback and final screen),
+	// and OnTerminal receives the handle. An implementation that cannot
+	// give one runs the command with pipes and sets
+	// ExecResult.NotInteractive.
+	Interactive bool
+	// OnTerminal, when set, is called once with the Terminal of an
+	// interactive command, after it started and before it can end.
+	OnTerminal func(Terminal)
 }
 
 // ExecResult is what a finished command left.
@@ -104,6 +114,15 @@ type ExecResult struct {
 	// tell from the run ("the sandbox blocked writing /home/u/x"), else "".
 	// Only a confined run sets it.
 	Blocked string
+	// Interactive is set when the command ran under a PTY.
+	// NotInteractive says why an interactive command ran with pipes
+	// instead ("no pseudo-terminal: …"), else "".
+	Interactive    bool
+	NotInteractive string
+	// WaitingForInput is set when an interactive command was ended
+	// (timeout, cancel) while it seemed to wait for input: silent, its
+	// screen ending in a prompt.
+	WaitingForInput bool
 }
 
 // Shell runs one shell command at a time per call; implementations are
