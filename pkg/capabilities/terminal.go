@@ -1,6 +1,9 @@
 package capabilities
 
-import "errors"
+import (
+	"errors"
+	"time"
+)
 
 // Interactive commands (bash_command with interactive set) run under a
 // pseudo-terminal. The Shell hands the caller a Terminal through
@@ -39,9 +42,18 @@ type Terminal interface {
 	// Screen returns the emulated screen's lines as plain text, trailing
 	// blank lines dropped.
 	Screen() []string
+	// WaitingForInput reports whether the command seems to wait for
+	// input: silent for TerminalPromptSilence with a screen whose last
+	// line looks like a prompt.
+	WaitingForInput() bool
 	// Done is closed when the command has ended and the PTY is closed.
 	Done() <-chan struct{}
 }
+
+// TerminalPromptSilence is how long an interactive command must be
+// silent, its screen ending in a prompt, before it counts as waiting for
+// input.
+const TerminalPromptSilence = 3 * time.Second
 
 // ErrTerminalClosed is returned by Terminal.Write and Resize once the
 // command has ended.
