@@ -1,14 +1,12 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
-	"text/template"
 	"unicode"
 	"unicode/utf8"
 
@@ -16,17 +14,20 @@ import (
 	"github.com/magenta-nvim/magenta/pkg/lsp"
 )
 
-//go:embed lsp_tools.md
-var lspDescriptions string
+//go:embed hover.md
+var hoverDescription string
 
-// lspDescription renders one named template of lsp_tools.md.
-func lspDescription(name string) string {
-	t := template.Must(template.New("lsp").Parse(lspDescriptions))
-	var b bytes.Buffer
-	if err := t.ExecuteTemplate(&b, name, map[string]any{"Wait": lsp.ClientWait.String(), "Timeout": lsp.RequestTimeout.String(), "DiagnosticsWait": lsp.DiagnosticsWait.String()}); err != nil {
-		panic(err)
-	}
-	return b.String()
+//go:embed find_references.md
+var findReferencesDescription string
+
+//go:embed diagnostics.md
+var diagnosticsDescription string
+
+// lspTimes are the waits the LSP tools' descriptions quote.
+var lspTimes = map[string]string{
+	"Wait":            lsp.ClientWait.String(),
+	"Timeout":         lsp.RequestTimeout.String(),
+	"DiagnosticsWait": lsp.DiagnosticsWait.String(),
 }
 
 // SymbolParams locates a symbol in a file.
@@ -42,16 +43,16 @@ type DiagnosticsParams struct {
 }
 
 // Hover returns the hover tool.
-func Hover() Tool { return MustTyped("hover", lspDescription("hover"), nil, runHover) }
+func Hover() Tool { return MustTyped("hover", hoverDescription, lspTimes, runHover) }
 
 // FindReferences returns the find_references tool.
 func FindReferences() Tool {
-	return MustTyped("find_references", lspDescription("references"), nil, runReferences)
+	return MustTyped("find_references", findReferencesDescription, lspTimes, runReferences)
 }
 
 // Diagnostics returns the diagnostics tool.
 func Diagnostics() Tool {
-	return MustTyped("diagnostics", lspDescription("diagnostics"), nil, runDiagnostics)
+	return MustTyped("diagnostics", diagnosticsDescription, lspTimes, runDiagnostics)
 }
 
 func runHover(ctx context.Context, call Call, p SymbolParams) Result {

@@ -84,12 +84,16 @@ type YieldToParentParams struct {
 // SpawnSubagents returns the spawn_subagents tool; its description lists
 // types (the built-in ones and the user's) and the concurrency limit.
 func SpawnSubagents(types []AgentType, maxConcurrent int) Tool {
+	list := make([]string, len(types))
+	for i, t := range types {
+		list[i] = fmt.Sprintf("- `%s`: %s", t.Name, t.Description)
+	}
 	return MustTyped("spawn_subagents", spawnSubagentsDescription,
 		struct {
-			Types         []AgentType
+			TypeList      string
 			Default       string
 			MaxConcurrent int
-		}{types, DefaultAgentType, maxConcurrent},
+		}{strings.Join(list, "\n"), DefaultAgentType, maxConcurrent},
 		func(ctx context.Context, call Call, p SpawnSubagentsParams) Result {
 			if call.Subagents == nil {
 				return Errorf("spawn_subagents: this thread cannot spawn sub-agents")

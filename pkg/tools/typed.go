@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"text/template"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -42,8 +41,9 @@ func InvalidInput(input []byte) (excerpt string, invalid bool) {
 
 // Typed builds a Tool whose input is the struct P. The schema is inferred
 // from P (use `json` tags for names, `jsonschema` tags for descriptions,
-// omitempty for optional fields). description is a text/template rendered
-// once with data, so numbers in it come from the code's constants.
+// omitempty for optional fields). description's {{.Field}} placeholders
+// are filled once from data (see describe), so numbers in it come from
+// the code's constants.
 // Input is validated against the schema and decoded strictly before run
 // is called; invalid input gives the model an error result naming the
 // problem.
@@ -60,16 +60,12 @@ func Typed[P any](name, description string, data any, run func(ctx context.Conte
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: schema: %w", name, err)
 	}
-	tmpl, err := template.New(name).Option("missingkey=error").Parse(description)
+	desc, err := describe(description, data)
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: description: %w", name, err)
 	}
-	var desc bytes.Buffer
-	if err := tmpl.Execute(&desc, data); err != nil {
-		return nil, fmt.Errorf("tool %s: description: %w", name, err)
-	}
 	return &typedTool[P]{
-		spec:     Spec{Name: name, Description: strings.TrimSpace(desc.String()), InputSchema: raw},
+		spec:     Spec{Name: name, Description: strings.TrimSpace(desc), InputSchema: raw},
 		resolved: resolved,
 		run:      run,
 	}, nil
