@@ -181,3 +181,52 @@ func BenchmarkFirstToggle(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkHostMemoryAfterFirstToggle measures the host's resident
+// memory right after the first :Magenta toggle drew its frame (the host
+// pid from the `version` request, /proc/<pid>/status), in the first
+// Neovim found. rss-KiB is the median VmRSS; anon-KiB and file-KiB split
+// it into heap/stacks and pages of the binary and libraries.
+func BenchmarkHostMemoryAfterFirstToggle(b *testing.B) {
+	bin := firstNvim(b)
+	hostBin := nvimtest.HostBinary(b)
+	var rss, anon, file []float64
+	for i := 0; i < b.N; i++ {
+		n := nvimtest.Start(b, bin)
+		n.Serve()
+		n.Setup(fmt.Sprintf(`{
+			profiles = { { name = "x", provider = "anthropic", model = "m" } },
+			host = { binary = %q, logFile = %q },
+		}`, hostBin, filepath.Join(n.Dir, "magenta.log")))
+		n.Command("Magenta toggle")
+		n.WaitForText("display", "# New thread")
+		var pid int
+		n.LuaResult(&pid, `return require('magenta.host').request('version').pid`)
+		status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+		if err != nil {
+			b.Fatal(err)
+		}
+		rss = append(rss, statusKiB(b, status, "VmRSS"))
+		anon = append(anon, statusKiB(b, status, "RssAnon"))
+		file = append(file, statusKiB(b, status, "RssFile"))
+		_ = n.V.Close()
+	}
+	b.ReportMetric(median(rss), "rss-KiB")
+	b.ReportMetric(median(anon), "anon-KiB")
+	b.ReportMetric(median(file), "file-KiB")
+}
+
+// statusKiB reads a "<field>:   <n> kB" line of /proc/<pid>/status.
+func statusKiB(b *testing.B, status []byte, field string) float64 {
+	for _, line := range strings.Split(string(status), "\n") {
+		if rest, ok := strings.CutPrefix(line, field+":"); ok {
+			var kib float64
+			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%g kB", &kib); err != nil {
+				b.Fatalf("%s: %v", line, err)
+			}
+			return kib
+		}
+	}
+	b.Fatalf("no %s in /proc status", field)
+	return 0
+}

@@ -5,7 +5,8 @@
 // Run method. Most tools are built with Typed, which infers the schema
 // from a Go parameter struct, validates and decodes the model's input
 // before the tool sees it, and renders the description from an embedded
-// <tool>.md template fed with the same constants the code uses.
+// <tool>.md whose {{.Field}} placeholders are filled with the same
+// constants the code uses (describe; deliberately not text/template).
 //
 // Tools reach the world only through the capabilities.Environment passed
 // in each Call, and reach their thread only through ThreadControl and,
