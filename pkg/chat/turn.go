@@ -41,6 +41,7 @@ type turn struct {
 	// The current stream, by the provider's block index.
 	texts    map[int]*entry
 	tools    map[int]*entry
+	thinking map[int]*entry
 	anyText  bool
 	provider provider.Provider
 
@@ -116,13 +117,14 @@ func (t *Thread) providerFor() (provider.Provider, error) {
 func (t *Thread) startStream() {
 	tr := t.turn
 	tr.phase, tr.retry, tr.anyText, tr.attempts = phaseWaiting, "", false, 1
-	tr.texts, tr.tools = map[int]*entry{}, map[int]*entry{}
+	tr.texts, tr.tools, tr.thinking = map[int]*entry{}, map[int]*entry{}, map[int]*entry{}
 	req := provider.Request{
 		Model:     t.profile.Model,
 		System:    t.deps.SystemPrompt,
 		Messages:  append([]provider.Message(nil), t.messages...),
 		Tools:     toolSpecs(t.deps.Tools, t.deps.Env),
 		MaxTokens: t.profile.MaxTokens,
+		Reasoning: reasoningFor(t.profile),
 	}
 	t.dirty = true
 	t.workers.Add(1)
@@ -161,6 +163,8 @@ func (t *Thread) onStreamEvent(ev provider.Event) {
 			tr.texts[ev.Index] = e
 		}
 		t.appendText(e, ev.Text)
+	case provider.ThinkingDelta:
+		t.onThinkingDelta(ev)
 	case provider.ToolUseStart:
 		tr.phase, tr.retry = phaseStreaming, ""
 		t.dropRetryNote()
@@ -193,6 +197,7 @@ func (t *Thread) onStreamDone(resp *provider.Response, err error) {
 	tr := t.turn
 	t.saveFoldedTexts()
 	t.dropRetryNote()
+	t.endThinking()
 	if err != nil {
 		streamed := tr.anyText || len(tr.tools) > 0
 		t.keepPartialText()
@@ -293,6 +298,7 @@ func (t *Thread) onAbort() {
 	default:
 		t.saveFoldedTexts()
 		t.keepPartialText()
+		t.endThinking()
 	}
 	t.notice(view.NoticeInfo, "aborted")
 	t.endTurn(false)
