@@ -35,6 +35,13 @@ type Deps struct {
 	// ContextFiles reads the files the user attaches (no permission
 	// check: attaching is the user's consent); nil disables them.
 	ContextFiles capabilities.FileIO
+	// Profile finds a profile by name (a thread's compactProfile); nil:
+	// only the thread's own profile is known.
+	Profile func(name string) (config.Profile, bool)
+	// OnCompacted is called on the thread goroutine when compaction has
+	// replaced the history (to persist it); it must not block. Nil: no
+	// one listens.
+	OnCompacted func(Compacted)
 	// agents links the thread to the app's sub-agents (zero: none).
 	agents agentDeps
 }

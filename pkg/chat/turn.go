@@ -62,6 +62,9 @@ func (t *Thread) onSend(m msgSend) {
 	if strings.TrimSpace(m.text) == "" {
 		return
 	}
+	if t.compactBeforeSend(m) {
+		return
+	}
 	if t.readingContext {
 		// The first message waits for its context: keep the order.
 		t.afterContext = append(t.afterContext, m)
@@ -198,6 +201,9 @@ func (t *Thread) onStreamDone(resp *provider.Response, err error) {
 	t.saveFoldedTexts()
 	t.dropRetryNote()
 	t.endThinking()
+	if err != nil && !tr.anyText && len(tr.tools) == 0 && t.compactAndRetry(err) {
+		return
+	}
 	if err != nil {
 		streamed := tr.anyText || len(tr.tools) > 0
 		t.keepPartialText()
@@ -209,6 +215,7 @@ func (t *Thread) onStreamDone(resp *provider.Response, err error) {
 	t.appendMessage(resp.Message)
 	t.agents.tokens += resp.Usage.InputTokens + resp.Usage.OutputTokens
 	t.countUsage(resp.Usage)
+	t.noteInput(resp.Usage)
 	uses := toolUses(resp.Message)
 	if len(uses) == 0 {
 		if resp.StopReason == provider.StopMaxTokens {
@@ -278,6 +285,9 @@ func (t *Thread) appendToolResults() {
 }
 
 func (t *Thread) onAbort() {
+	if t.abortCompaction() {
+		return
+	}
 	t.abortSubagents()
 	tr := t.turn
 	if tr == nil {
