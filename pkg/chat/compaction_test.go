@@ -2,6 +2,7 @@ package chat
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
+	"github.com/magenta-nvim/magenta/pkg/capabilities/memfs"
 	"github.com/magenta-nvim/magenta/pkg/chat/provider"
 	"github.com/magenta-nvim/magenta/pkg/chat/provider/providertest"
 	"github.com/magenta-nvim/magenta/pkg/config"
@@ -221,4 +223,43 @@ func TestAbortDuringCompaction(t *testing.T) {
 	// Still over the threshold: it compacts again, with all of it.
 	c = h.fake.Next(t)
 	requireCompactionRequest(t, c, "first task", "second task")
+}
+
+// After compaction the context files are sent whole again, right after
+// the summary, then only their changes.
+func TestCompactionRereadsContextFiles(t *testing.T) {
+	fs := memfs.New()
+	dir := "/"
+	path := filepath.Join(dir, "notes.md")
+	ctx := context.Background()
+	require.NoError(t, fs.WriteFile(ctx, path, []byte("version one\n")))
+	screen := newRecordingScreen()
+	fake := providertest.New()
+	app, err := NewApp(context.Background(), config.Options{Profiles: []config.Profile{{Name: "p", Provider: "anthropic", Model: "m"}}}, AppDeps{
+		Screen: screen, Tools: tools.Default(), Env: &capabilities.Environment{Name: "test", Cwd: dir},
+		NewProvider:  func(config.Profile) (provider.Provider, error) { return fake, nil },
+		SystemPrompt: "be brief", ContextFiles: fs,
+	})
+	require.NoError(t, err)
+	t.Cleanup(app.Close)
+	app.AddContext([]string{path})
+	app.Send("read my notes")
+	call := fake.Next(t)
+	assert.Contains(t, call.Request.Messages[0].Content[0].Text, "Context file notes.md:\n```\nversion one")
+	call.Reply("read")
+	screen.waitForText(t, "ready")
+
+	require.NoError(t, fs.WriteFile(ctx, path, []byte("version two\n")))
+	app.Compact()
+	c := fake.Next(t)
+	c.Reply("summary")
+	screen.waitForText(t, "▸ context compacted")
+	app.Send("go on")
+	next := fake.Next(t)
+	content := next.Request.Messages[0].Content
+	require.Len(t, content, 3, "summary, the context file whole, the message")
+	assert.Contains(t, content[0].Text, "summary")
+	assert.Contains(t, content[1].Text, "Context file notes.md:\n```\nversion two")
+	assert.Equal(t, "go on", content[2].Text)
+	next.Reply("ok")
 }
