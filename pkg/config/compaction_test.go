@@ -1,6 +1,9 @@
 package config
 
 import (
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -50,5 +53,19 @@ func TestContextWindows(t *testing.T) {
 	for _, tt := range tests {
 		assert.Equal(t, tt.window, tt.p.ContextWindowFor(), tt.p.Model)
 		assert.Equal(t, tt.threshold, tt.p.CompactThreshold(), tt.p.Model)
+	}
+}
+
+// doc/magenta.txt lists every known context window with its size.
+func TestKnownContextWindowsAreDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../doc/magenta.txt")
+	assert.NoError(t, err)
+	text := string(doc)
+	i := strings.Index(text, "Known context windows")
+	assert.GreaterOrEqual(t, i, 0)
+	table := text[i:]
+	for _, k := range KnownContextWindows {
+		assert.Contains(t, table, k.Prefix+"*", "the prefix %s is documented", k.Prefix)
+		assert.Contains(t, table, strconv.Itoa(k.Tokens))
 	}
 }
