@@ -107,7 +107,9 @@ func (t *Thread) onCompact() {
 	case len(t.messages) == 0:
 		t.notice(view.NoticeWarning, "nothing to compact: the thread is empty")
 	default:
-		t.startCompaction(compactManual, t.ctx)
+		if err := t.startCompaction(compactManual, t.ctx); err != nil {
+			t.compactionFailed(compactManual, err)
+		}
 	}
 }
 
@@ -138,7 +140,9 @@ func (t *Thread) compactBeforeSend(m msgSend) bool {
 		return false
 	}
 	c.pending = append(c.pending, m)
-	t.startCompaction(compactAuto, t.ctx)
+	if err := t.startCompaction(compactAuto, t.ctx); err != nil {
+		t.compactionFailed(compactAuto, err) // sends m
+	}
 	return true
 }
 
@@ -150,26 +154,30 @@ func (t *Thread) compactAndRetry(err error) bool {
 		return false
 	}
 	t.compaction.retriedTurn = tr.id
+	if cerr := t.startCompaction(compactRetry, tr.ctx); cerr != nil {
+		// The request's own error follows.
+		t.notice(view.NoticeError, fmt.Sprintf("compaction failed: %v", cerr))
+		return false
+	}
 	t.notice(view.NoticeWarning, fmt.Sprintf("the conversation no longer fits the model's context window (%v); compacting it and trying again", err))
-	return t.startCompaction(compactRetry, tr.ctx)
+	return true
 }
 
 // startCompaction asks the model for a summary of the history on a
 // worker goroutine and re-reads the context files. The history is left
-// alone until the summary has arrived.
-func (t *Thread) startCompaction(mode compactMode, parent context.Context) bool {
+// alone until the summary has arrived. An error says why it could not
+// start; the caller reports it.
+func (t *Thread) startCompaction(mode compactMode, parent context.Context) error {
 	prof := t.compactionProfile()
 	p, err := t.providerForProfile(prof)
 	if err != nil {
-		t.compactionFailed(mode, err)
-		return false
+		return err
 	}
 	history, tail := t.messages, []provider.Block(nil)
 	if mode == compactRetry {
 		history, tail = splitRetryTail(t.messages)
 		if len(history) == 0 {
-			t.compactionFailed(mode, errors.New("your message alone does not fit the model's context window; there is nothing earlier to compact"))
-			return false
+			return errors.New("the message alone does not fit the model's context window; there is nothing earlier to compact")
 		}
 	}
 	ctx, cancel := context.WithCancel(parent)
@@ -206,7 +214,7 @@ func (t *Thread) startCompaction(mode compactMode, parent context.Context) bool 
 		t.enqueue(msg)
 	}()
 	t.dirty = true
-	return true
+	return nil
 }
 
 // summarize runs the compaction request; a panicking provider is an
@@ -337,6 +345,15 @@ func (t *Thread) abortCompaction() bool {
 		t.notice(view.NoticeInfo, "your message was not sent; it goes with your next message")
 	}
 	return true
+}
+
+// compactionStatus is the status line while a compaction runs ("" when
+// none does).
+func (t *Thread) compactionStatus() string {
+	if t.compaction.run == nil {
+		return ""
+	}
+	return "compacting the conversation · :Magenta abort stops"
 }
 
 // compactionProfile is the profile that writes the summary: the

@@ -177,15 +177,24 @@ func TestCompactionFailureLeavesHistoryIntact(t *testing.T) {
 
 func TestPromptTooLongCompactsAndRetriesOnce(t *testing.T) {
 	h := newCompactHarness(t, config.Profile{Name: "p", Provider: "anthropic", Model: "unknown-model"})
-	h.exchange(t, "first task", "done one", 100)
-
 	tooLong := &provider.Error{Kind: provider.ErrContextTooLong, Status: 400, Type: "invalid_request_error", Message: "prompt is too long: 210000 tokens > 200000 maximum"}
+
+	// The first message alone is too long: nothing to compact, the
+	// error is shown and the thread stays usable.
+	h.app.Send("a huge paste")
+	h.fake.Next(t).Fail(tooLong)
+	h.screen.waitForText(t, "compaction failed: the message alone does not fit")
+	h.screen.waitForText(t, "✗ the request failed: context_too_long")
+	h.screen.waitForText(t, "ready")
+
+	h.exchange(t, "first task", "done one", 100)
 	h.app.Send("second task")
 	h.fake.Next(t).Fail(tooLong)
 	h.screen.waitForText(t, "compacting it and trying again")
 	c := h.fake.Next(t)
 	requireCompactionRequest(t, c, "first task", "done one")
 	assert.NotContains(t, c.LastUserText(), "second task", "the user's message goes after the summary, whole")
+	h.screen.waitForText(t, "compacting the conversation · :Magenta abort stops")
 	c.Reply("summary of the first task")
 
 	retry := h.fake.Next(t)

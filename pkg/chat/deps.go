@@ -19,7 +19,8 @@ type Display interface {
 // *provider.MissingKeyError when the profile's key is not set.
 type ProviderFactory func(config.Profile) (provider.Provider, error)
 
-// Deps is what a thread needs from outside. All fields are required.
+// Deps is what a thread needs from outside. Fields are required unless
+// their comment says what nil means.
 type Deps struct {
 	Tools        *tools.Registry
 	Env          *capabilities.Environment

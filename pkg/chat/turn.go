@@ -461,6 +461,9 @@ func (t *Thread) dropRetryNote() {
 }
 
 func (t *Thread) statusText() string {
+	if s := t.compactionStatus(); s != "" {
+		return s
+	}
 	tr := t.turn
 	if tr == nil {
 		return "ready · <CR> in the input window sends"
@@ -483,7 +486,7 @@ func (t *Thread) statusText() string {
 }
 
 func (t *Thread) statusWord() string {
-	if t.turn == nil {
+	if t.turn == nil && t.compaction.run == nil {
 		return "idle"
 	}
 	return "busy"
