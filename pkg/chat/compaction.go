@@ -54,6 +54,7 @@ const (
 	compactManual compactMode = iota // :Magenta compact
 	compactAuto                      // the last request passed compactAt
 	compactRetry                     // the provider said the prompt is too long
+	compactInTurn                    // a long turn passed compactAt between requests
 )
 
 // compactionState is the thread's compaction bookkeeping; owned by the
@@ -132,7 +133,7 @@ func (t *Thread) compactDue() bool {
 // m.
 func (t *Thread) compactBeforeSend(m msgSend) bool {
 	c := &t.compaction
-	if c.run != nil && c.run.mode != compactRetry {
+	if c.run != nil && t.turn == nil {
 		c.pending = append(c.pending, m)
 		return true
 	}
@@ -163,6 +164,22 @@ func (t *Thread) compactAndRetry(err error) bool {
 	return true
 }
 
+// compactBetweenRequests compacts between two requests of a long turn (after
+// tool results) once the last one passed the threshold, so an agent
+// working through many tool calls stays within the window; the turn
+// goes on from the summary.
+func (t *Thread) compactBetweenRequests() bool {
+	if t.compaction.run != nil || !t.compactDue() {
+		return false
+	}
+	if err := t.startCompaction(compactInTurn, t.turn.ctx); err != nil {
+		t.notice(view.NoticeWarning, fmt.Sprintf("compaction failed: %v; going on without it", err))
+		t.compaction.lastInput = 0
+		return false
+	}
+	return true
+}
+
 // startCompaction asks the model for a summary of the history on a
 // worker goroutine and re-reads the context files. The history is left
 // alone until the summary has arrived. An error says why it could not
@@ -174,7 +191,7 @@ func (t *Thread) startCompaction(mode compactMode, parent context.Context) error
 		return err
 	}
 	history, tail := t.messages, []provider.Block(nil)
-	if mode == compactRetry {
+	if mode == compactRetry || mode == compactInTurn {
 		history, tail = splitRetryTail(t.messages)
 		if len(history) == 0 {
 			return errors.New("the message alone does not fit the model's context window; there is nothing earlier to compact")
@@ -253,7 +270,7 @@ func (t *Thread) onCompacted(m msgCompacted) {
 	if !m.usage.IsZero() {
 		u := usageCost(m.usage, run.profile.Pricing)
 		t.usage = addUsage(t.usage, u)
-		if tr := t.turn; tr != nil && run.mode == compactRetry {
+		if tr := t.turn; tr != nil && (run.mode == compactRetry || run.mode == compactInTurn) {
 			tr.usage = addUsage(tr.usage, u)
 			tr.requests++
 		}
@@ -282,7 +299,7 @@ func (t *Thread) onCompacted(m msgCompacted) {
 			History: append([]provider.Message(nil), t.messages...)})
 	}
 	switch run.mode {
-	case compactRetry:
+	case compactRetry, compactInTurn:
 		if t.turn != nil {
 			t.startStream()
 		}
@@ -299,6 +316,11 @@ func (t *Thread) compactionFailed(mode compactMode, err error) {
 	// whether it is still due.
 	t.compaction.lastInput = 0
 	msg := fmt.Sprintf("compaction failed: %v\nThe conversation is unchanged.", err)
+	if mode == compactInTurn && t.turn != nil {
+		t.notice(view.NoticeWarning, msg)
+		t.startStream() // the turn goes on uncompacted
+		return
+	}
 	if mode == compactRetry && t.turn != nil {
 		t.turn.failure = msg
 		t.notice(view.NoticeError, msg)
@@ -330,7 +352,7 @@ func (t *Thread) abortCompaction() bool {
 	t.compaction.run = nil
 	run.cancel()
 	t.removeEntry(run.entry)
-	if run.mode == compactRetry {
+	if run.mode == compactRetry || run.mode == compactInTurn {
 		return false
 	}
 	t.notice(view.NoticeInfo, "compaction aborted; the conversation is unchanged")

@@ -272,3 +272,28 @@ func TestCompactionRereadsContextFiles(t *testing.T) {
 	assert.Equal(t, "go on", content[2].Text)
 	next.Reply("ok")
 }
+
+// A long turn compacts between two requests once the last one passed
+// the threshold, and goes on from the summary.
+func TestCompactionInTheMiddleOfATurn(t *testing.T) {
+	h := newCompactHarness(t)
+	h.app.Send("rename the thread")
+	call := h.fake.Next(t)
+	call.Usage(provider.Usage{InputTokens: 900})
+	call.ToolUse("tu_1", "thread_title", map[string]string{"title": "Long turn"})
+	call.Stop(provider.StopToolUse)
+
+	c := h.fake.Next(t)
+	requireCompactionRequest(t, c, "[user]\nrename the thread", "[tool call thread_title tu_1", "[tool result tu_1]")
+	c.Reply("summary: the title was set")
+
+	next := h.fake.Next(t)
+	require.Len(t, next.Request.Messages, 1)
+	content := next.Request.Messages[0].Content
+	assert.Contains(t, content[0].Text, "summary: the title was set")
+	assert.Contains(t, content[len(content)-1].Text, "Continue where the summary says you were")
+	assert.NotEmpty(t, next.Request.Tools, "the turn goes on with its tools")
+	next.Reply("all done")
+	text := h.screen.waitForText(t, "all done")
+	assert.Less(t, strings.Index(text, "✓ thread_title"), strings.Index(text, "▸ context compacted (3 messages summarized"), text)
+}

@@ -266,6 +266,9 @@ func (t *Thread) onToolDone(id string, res toolResult) {
 		t.endTurn(true)
 		return
 	}
+	if t.compactBetweenRequests() {
+		return
+	}
 	t.startStream()
 }
 
