@@ -10,17 +10,18 @@ import (
 const MinThinkingBudget = 1024
 
 // setThinking turns extended thinking on when the request has a budget,
-// within the API's rules: the budget must be below max_tokens (which
-// counts the thinking), so a smaller max_tokens is raised to leave
+// within the API's rules: max_tokens counts the thinking and must exceed
+// the budget, so when the request leaves it unset (requested 0) or sets
+// it no higher than the budget, it becomes the budget plus
 // defaultMaxTokens for the answer. Temperature and top_k, which thinking
 // does not allow, are never sent.
-func setThinking(p *sdk.MessageNewParams, r provider.Reasoning) {
+func setThinking(p *sdk.MessageNewParams, r provider.Reasoning, requested int) {
 	if r.BudgetTokens <= 0 {
 		return
 	}
 	budget := int64(max(r.BudgetTokens, MinThinkingBudget))
 	p.Thinking = sdk.ThinkingConfigParamOfEnabled(budget)
-	if p.MaxTokens <= budget {
+	if requested <= 0 || p.MaxTokens <= budget {
 		p.MaxTokens = budget + defaultMaxTokens
 	}
 }

@@ -97,7 +97,7 @@ func TestThinkingRoundTripsIntoTheNextRequest(t *testing.T) {
 	require.NoError(t, json.Unmarshal(sent[0], &first))
 	assert.Equal(t, "enabled", first.Thinking.Type)
 	assert.Equal(t, 4000, first.Thinking.BudgetTokens)
-	assert.Greater(t, first.MaxTokens, 4000, "max_tokens must exceed the budget")
+	assert.Equal(t, 4000+defaultMaxTokens, first.MaxTokens, "max_tokens must exceed the budget")
 	assert.Nil(t, first.Temperature)
 
 	var second struct {
@@ -118,6 +118,24 @@ func TestThinkingRoundTripsIntoTheNextRequest(t *testing.T) {
 	assert.True(t, th.Signature == signature, "signature sent back byte for byte: %q", th.Signature)
 	assert.JSONEq(t, `{"type":"redacted_thinking","data":"ENCRYPTED=="}`, string(assistant.Content[1]))
 	assert.Contains(t, string(assistant.Content[2]), `"tool_use"`)
+}
+
+// max_tokens leaves room for the answer: unset, it is the budget plus the
+// default; set above the budget, it is kept.
+func TestThinkingMaxTokens(t *testing.T) {
+	for _, tc := range []struct{ requested, want int }{{0, 3000 + defaultMaxTokens}, {3000, 3000 + defaultMaxTokens}, {20000, 20000}} {
+		p, bodies := recordingProvider(t)
+		req := simpleRequest()
+		req.Reasoning = provider.Reasoning{BudgetTokens: 3000}
+		req.MaxTokens = tc.requested
+		_, _, err := collect(t, p, req)
+		require.NoError(t, err)
+		var body struct {
+			MaxTokens int `json:"max_tokens"`
+		}
+		require.NoError(t, json.Unmarshal(bodies()[0], &body))
+		assert.Equal(t, tc.want, body.MaxTokens, "requested %d", tc.requested)
+	}
 }
 
 // Without a budget nothing about thinking is sent; a thinking block that

@@ -30,7 +30,7 @@ func buildParams(req provider.Request) (sdk.MessageNewParams, error) {
 	if req.System != "" {
 		p.System = []sdk.TextBlockParam{{Text: req.System}}
 	}
-	setThinking(&p, req.Reasoning)
+	setThinking(&p, req.Reasoning, req.MaxTokens)
 	for i, m := range req.Messages {
 		mp, err := messageParam(m)
 		if err != nil {
