@@ -106,15 +106,7 @@ func (t *Thread) startTurn() {
 }
 
 func (t *Thread) providerFor() (provider.Provider, error) {
-	if p, ok := t.providers[t.profile.Name]; ok {
-		return p, nil
-	}
-	p, err := t.deps.NewProvider(t.profile)
-	if err != nil {
-		return nil, err
-	}
-	t.providers[t.profile.Name] = p
-	return p, nil
+	return t.providerForProfile(t.profile)
 }
 
 func (t *Thread) startStream() {

@@ -127,7 +127,8 @@ func (u Usage) IsZero() bool { return u == Usage{} }
 // Response is the assembled result of a completed stream.
 type Response struct {
 	// Message is the assistant message: thinking, text and tool_use
-	// blocks in the order the model produced them. Tool inputs are complete JSON objects.
+	// blocks in the order the model produced them. Tool inputs are
+	// complete JSON objects.
 	Message       Message
 	StopReason    StopReason
 	RawStopReason string
