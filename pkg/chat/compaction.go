@@ -55,6 +55,7 @@ const (
 	compactAuto                      // the last request passed compactAt
 	compactRetry                     // the provider said the prompt is too long
 	compactInTurn                    // a long turn passed compactAt between requests
+	compactQueued                    // messages queued during a turn that passed compactAt
 )
 
 // compactionState is the thread's compaction bookkeeping; owned by the
@@ -180,6 +181,21 @@ func (t *Thread) compactBetweenRequests() bool {
 	return true
 }
 
+// compactBeforeQueued compacts before the turn that sends the messages
+// queued during the last one, when that one passed the threshold: they
+// are already the last message of the history and go after the summary.
+func (t *Thread) compactBeforeQueued() bool {
+	if t.compaction.run != nil || !t.compactDue() {
+		return false
+	}
+	if err := t.startCompaction(compactQueued, t.ctx); err != nil {
+		t.notice(view.NoticeWarning, fmt.Sprintf("compaction failed: %v; sending without it", err))
+		t.compaction.lastInput = 0
+		return false
+	}
+	return true
+}
+
 // startCompaction asks the model for a summary of the history on a
 // worker goroutine and re-reads the context files. The history is left
 // alone until the summary has arrived. An error says why it could not
@@ -191,7 +207,7 @@ func (t *Thread) startCompaction(mode compactMode, parent context.Context) error
 		return err
 	}
 	history, tail := t.messages, []provider.Block(nil)
-	if mode == compactRetry || mode == compactInTurn {
+	if mode != compactManual && mode != compactAuto {
 		history, tail = splitRetryTail(t.messages)
 		if len(history) == 0 {
 			return errors.New("the message alone does not fit the model's context window; there is nothing earlier to compact")
@@ -303,6 +319,9 @@ func (t *Thread) onCompacted(m msgCompacted) {
 		if t.turn != nil {
 			t.startStream()
 		}
+	case compactQueued:
+		t.startTurn()
+		t.sendPending() // queued behind that turn
 	default:
 		t.sendPending()
 	}
@@ -319,6 +338,12 @@ func (t *Thread) compactionFailed(mode compactMode, err error) {
 	if mode == compactInTurn && t.turn != nil {
 		t.notice(view.NoticeWarning, msg)
 		t.startStream() // the turn goes on uncompacted
+		return
+	}
+	if mode == compactQueued {
+		t.notice(view.NoticeWarning, msg)
+		t.startTurn() // the queued messages go uncompacted
+		t.sendPending()
 		return
 	}
 	if mode == compactRetry && t.turn != nil {
@@ -356,6 +381,9 @@ func (t *Thread) abortCompaction() bool {
 		return false
 	}
 	t.notice(view.NoticeInfo, "compaction aborted; the conversation is unchanged")
+	if run.mode == compactQueued {
+		t.notice(view.NoticeInfo, "your queued messages were not sent; they go with your next message")
+	}
 	pending := t.compaction.pending
 	t.compaction.pending = nil
 	for _, m := range pending {

@@ -297,3 +297,32 @@ func TestCompactionInTheMiddleOfATurn(t *testing.T) {
 	text := h.screen.waitForText(t, "all done")
 	assert.Less(t, strings.Index(text, "✓ thread_title"), strings.Index(text, "▸ context compacted (3 messages summarized"), text)
 }
+
+// Messages queued during a turn that passed the threshold go after the
+// summary, in the next turn.
+func TestCompactionBeforeQueuedMessages(t *testing.T) {
+	h := newCompactHarness(t)
+	h.app.Send("long task")
+	call := h.fake.Next(t)
+	h.app.Send("queued note")
+	h.screen.waitForText(t, "1 queued")
+	call.Usage(provider.Usage{InputTokens: 900})
+	call.Reply("finished")
+
+	c := h.fake.Next(t)
+	requireCompactionRequest(t, c, "[user]\nlong task", "[assistant]\nfinished")
+	assert.NotContains(t, c.LastUserText(), "queued note")
+	h.app.Send("sent while compacting")
+	c.Reply("summary")
+
+	next := h.fake.Next(t)
+	require.Len(t, next.Request.Messages, 1)
+	content := next.Request.Messages[0].Content
+	assert.Contains(t, content[0].Text, "summary")
+	assert.Equal(t, "queued note", content[len(content)-1].Text)
+	next.Reply("noted")
+	after := h.fake.Next(t)
+	assert.Equal(t, "sent while compacting", after.LastUserText())
+	after.Reply("ok")
+	h.screen.waitForText(t, "ok")
+}

@@ -28,7 +28,7 @@
 // Compaction (compaction*.go) replaces the history with a summary the
 // model writes on a worker goroutine — before a message once the last
 // request passed the profile's threshold, between the requests of a long
-// turn, on :Magenta compact, or once after a prompt-too-long answer; the
+// turn, before the turn of messages queued during one, on :Magenta compact, or once after a prompt-too-long answer; the
 // owner swaps the history only when the summary has arrived, and reports
 // it through Deps.OnCompacted.
 package chat

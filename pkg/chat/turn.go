@@ -381,6 +381,9 @@ func (t *Thread) endTurn(clean bool) {
 	t.queued = nil
 	t.appendMessage(provider.Message{Role: provider.RoleUser, Content: blocks})
 	if clean {
+		if t.compactBeforeQueued() {
+			return
+		}
 		t.startTurn()
 	} else {
 		t.notice(view.NoticeInfo, "your queued messages were not sent; they go with your next message")
