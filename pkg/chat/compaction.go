@@ -156,19 +156,21 @@ func (t *Thread) compactAndRetry(err error) bool {
 		return false
 	}
 	t.compaction.retriedTurn = tr.id
+	t.notice(view.NoticeWarning, fmt.Sprintf("the conversation no longer fits the model's context window (%v); compacting it and trying again", err))
+	note := t.entries[len(t.entries)-1]
 	if cerr := t.startCompaction(compactRetry, tr.ctx); cerr != nil {
-		// The request's own error follows.
-		t.notice(view.NoticeError, fmt.Sprintf("compaction failed: %v", cerr))
+		// The notice says why not; the request's own error follows.
+		note.level, note.text = view.NoticeError, fmt.Sprintf("compaction failed: %v", cerr)
+		t.touch(note)
 		return false
 	}
-	t.notice(view.NoticeWarning, fmt.Sprintf("the conversation no longer fits the model's context window (%v); compacting it and trying again", err))
 	return true
 }
 
-// compactBetweenRequests compacts between two requests of a long turn (after
-// tool results) once the last one passed the threshold, so an agent
-// working through many tool calls stays within the window; the turn
-// goes on from the summary.
+// compactBetweenRequests compacts between two requests of a long turn
+// (after tool results) once the last one passed the threshold, so an
+// agent working through many tool calls stays within the window; the
+// turn goes on from the summary.
 func (t *Thread) compactBetweenRequests() bool {
 	if t.compaction.run != nil || !t.compactDue() {
 		return false

@@ -203,7 +203,8 @@ func TestPromptTooLongCompactsAndRetriesOnce(t *testing.T) {
 	assert.Contains(t, content[0].Text, "summary of the first task")
 	assert.Equal(t, "second task", content[len(content)-1].Text)
 	retry.Reply("done two")
-	h.screen.waitForText(t, "done two")
+	text := h.screen.waitForText(t, "done two")
+	assert.Less(t, strings.Index(text, "compacting it and trying again"), strings.Index(text, "▸ context compacted"), "the notice comes before the marker")
 
 	// A second failure in the same turn is reported, not retried again.
 	h.app.Send("third task")
@@ -211,7 +212,7 @@ func TestPromptTooLongCompactsAndRetriesOnce(t *testing.T) {
 	c = h.fake.Next(t)
 	c.Reply("summary two")
 	h.fake.Next(t).Fail(tooLong)
-	text := h.screen.waitForText(t, "✗ the request failed: context_too_long (HTTP 400) invalid_request_error: prompt is too long")
+	text = h.screen.waitForText(t, "✗ the request failed: context_too_long (HTTP 400) invalid_request_error: prompt is too long")
 	assert.Equal(t, 1, strings.Count(text, "compacting it and trying again")-1, "one retry per turn")
 }
 
