@@ -25,6 +25,10 @@ M.subcommands = {
       host().notify("abort")
     end
   end,
+  compact = function()
+    host().notify("compact")
+    sidebar().open()
+  end,
   ["paste-selection"] = function(_, cmd)
     local line1, line2 = M.range(cmd)
     require("magenta.selection").paste(line1, line2)
@@ -103,6 +107,7 @@ local order = {
   "toggle",
   "send",
   "abort",
+  "compact",
   "new-thread",
   "threads",
   "thread",

@@ -13,6 +13,12 @@ M.defaults = {
       -- Optional, USD per million tokens; shows cost next to the token
       -- counts (:help magenta-usage). Left out: tokens only.
       -- pricing = { input = 3, output = 15, cacheRead = 0.3, cacheWrite = 3.75 },
+      -- Optional: extended thinking (anthropic; reasoningEffort = "low" |
+      -- "medium" | "high" on openai profiles), and compaction: the model's
+      -- context window (known models have a default), the share of it
+      -- that triggers compaction, and a profile to write the summary.
+      -- thinking = { budgetTokens = 8000 },
+      -- contextWindow = 200000, compactAt = 0.8, compactProfile = nil,
     },
   },
   sidebar = {
@@ -39,7 +45,7 @@ M.defaults = {
     input = { send = "<CR>" },
     display = {
       activate = "<CR>", -- press the button / open the item under the cursor
-      toggle = "=", -- expand or collapse a tool call
+      toggle = "=", -- expand or collapse a tool call, thinking or a compaction summary
       approve = "a", -- approve the request under the cursor (or the oldest)
       deny = "d",
       always = "A", -- approve and remember the exact command for the session

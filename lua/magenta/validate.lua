@@ -22,6 +22,13 @@ local profile_schema = {
     cacheRead = "price",
     cacheWrite = "price",
   },
+  -- Anthropic extended thinking; OpenAI-compatible reasoning effort.
+  thinking = { _required = { "budgetTokens" }, budgetTokens = "number" },
+  reasoningEffort = { enum = { "low", "medium", "high" } },
+  -- Compaction (:help magenta-compaction).
+  contextWindow = "number",
+  compactAt = "number",
+  compactProfile = "string",
 }
 local required_profile_keys = { "name", "provider", "model" }
 local file_rule_schema = { path = "string", read = "boolean", write = "boolean", secret = "boolean" }

@@ -57,6 +57,8 @@ type AppDeps struct {
 	Broker *approval.Broker
 	// ContextFiles reads files the user attaches (see Deps).
 	ContextFiles capabilities.FileIO
+	// OnCompacted: see Deps.
+	OnCompacted func(Compacted)
 }
 
 // App owns the threads and which one is shown. Its methods enqueue work
@@ -83,6 +85,8 @@ type App struct {
 	showingList bool
 	activeID    string
 	byID        map[string]*Thread
+	// profiles answers threads' profile lookups (compaction_app.go).
+	profiles profileBook
 }
 
 // NewApp starts the app with one empty thread on the first profile.
@@ -96,6 +100,7 @@ func NewApp(parent context.Context, opts config.Options, deps AppDeps) (*App, er
 		deps: deps, opts: opts, profile: opts.Profiles[0], summaries: map[string]view.ThreadSummary{},
 		byID: map[string]*Thread{},
 	}
+	a.profiles.set(opts)
 	if deps.Broker != nil {
 		deps.Broker.SetOnChange(a.onApprovalChange)
 	}
@@ -140,6 +145,7 @@ func (a *App) SetProfile(name string) { a.do(func() { a.setProfile(name) }) }
 func (a *App) SetOptions(opts config.Options) {
 	a.do(func() {
 		a.opts = opts
+		a.profiles.set(opts)
 		var problems []string
 		a.agents, problems = newAppAgents(opts, a.deps.Tools)
 		a.warnAgents(problems)

@@ -19,7 +19,8 @@ type Display interface {
 // *provider.MissingKeyError when the profile's key is not set.
 type ProviderFactory func(config.Profile) (provider.Provider, error)
 
-// Deps is what a thread needs from outside. All fields are required.
+// Deps is what a thread needs from outside. Fields are required unless
+// their comment says what nil means.
 type Deps struct {
 	Tools        *tools.Registry
 	Env          *capabilities.Environment
@@ -35,6 +36,13 @@ type Deps struct {
 	// ContextFiles reads the files the user attaches (no permission
 	// check: attaching is the user's consent); nil disables them.
 	ContextFiles capabilities.FileIO
+	// Profile finds a profile by name (a thread's compactProfile); nil:
+	// only the thread's own profile is known.
+	Profile func(name string) (config.Profile, bool)
+	// OnCompacted is called on the thread goroutine when compaction has
+	// replaced the history (to persist it); it must not block. Nil: no
+	// one listens.
+	OnCompacted func(Compacted)
 	// agents links the thread to the app's sub-agents (zero: none).
 	agents agentDeps
 }

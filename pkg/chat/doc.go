@@ -22,4 +22,13 @@
 // limiter starts them in spawn order, and children report to their parent
 // through a small record and a coalescing signal, never a blocking send,
 // so a parent and its children cannot wait for each other.
+//
+// Long threads: a model's thinking streams into a folded entry and its
+// blocks stay in the history with their signatures (thinking.go).
+// Compaction (compaction*.go) replaces the history with a summary the
+// model writes on a worker goroutine — before a message once the last
+// request passed the profile's threshold, between the requests of a long
+// turn, before the turn of messages queued during one, on :Magenta compact, or once after a prompt-too-long answer; the
+// owner swaps the history only when the summary has arrived, and reports
+// it through Deps.OnCompacted.
 package chat

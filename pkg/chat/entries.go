@@ -17,6 +17,8 @@ const (
 	entryAssistant
 	entryTool
 	entryNotice
+	entryThinking   // a model's reasoning, folded (thinking.go)
+	entryCompaction // where the history was compacted (compaction.go)
 )
 
 // entry is one item of the thread as the user sees it. It is owned by the
@@ -53,6 +55,8 @@ type entry struct {
 	desc    string
 	// subagents are drawn in a spawn or wait call.
 	subagents []*subagent
+	// fold: thinking and compaction entries.
+	fold *foldedText
 }
 
 func (t *Thread) newEntry(kind entryKind) *entry {
@@ -152,6 +156,8 @@ func (t *Thread) render(out []*view.Section, e *entry) []*view.Section {
 			e.head = view.RenderUser(e.id, v, shownText(e.text, e.attached), e.queued)
 		case entryTool:
 			e.head = view.RenderToolCall(t.ID, e.id, v, e.tool)
+		case entryThinking, entryCompaction:
+			e.head = t.renderFolded(e, v)
 		default:
 			e.head = view.RenderNotice(e.id, v, e.level, e.text)
 		}

@@ -68,6 +68,8 @@ type Thread struct {
 	agents threadAgents
 	// usage is what the thread's requests used so far (see countUsage).
 	usage view.Usage
+	// compaction: see compaction.go.
+	compaction compactionState
 }
 
 type (
@@ -246,6 +248,10 @@ func (t *Thread) handle(m any) {
 		t.onRemoveContext(m.path)
 	case msgContextRead:
 		t.onContextRead(m)
+	case msgCompact:
+		t.onCompact()
+	case msgCompacted:
+		t.onCompacted(m)
 	case threadMsg:
 		m.apply(t)
 	default:
@@ -272,6 +278,8 @@ func (t *Thread) onAction(a view.Action) {
 		t.answer(a.Arg, a.Kind)
 	case "remove_context":
 		t.onRemoveContext(a.Arg)
+	case view.ActionToggleEntry:
+		t.toggleFolded(a.Arg)
 	default:
 		slog.Warn("thread: unknown action", "kind", a.Kind)
 	}

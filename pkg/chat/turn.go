@@ -41,6 +41,7 @@ type turn struct {
 	// The current stream, by the provider's block index.
 	texts    map[int]*entry
 	tools    map[int]*entry
+	thinking map[int]*entry
 	anyText  bool
 	provider provider.Provider
 
@@ -59,6 +60,9 @@ type turn struct {
 
 func (t *Thread) onSend(m msgSend) {
 	if strings.TrimSpace(m.text) == "" {
+		return
+	}
+	if t.compactBeforeSend(m) {
 		return
 	}
 	if t.readingContext {
@@ -102,27 +106,20 @@ func (t *Thread) startTurn() {
 }
 
 func (t *Thread) providerFor() (provider.Provider, error) {
-	if p, ok := t.providers[t.profile.Name]; ok {
-		return p, nil
-	}
-	p, err := t.deps.NewProvider(t.profile)
-	if err != nil {
-		return nil, err
-	}
-	t.providers[t.profile.Name] = p
-	return p, nil
+	return t.providerForProfile(t.profile)
 }
 
 func (t *Thread) startStream() {
 	tr := t.turn
 	tr.phase, tr.retry, tr.anyText, tr.attempts = phaseWaiting, "", false, 1
-	tr.texts, tr.tools = map[int]*entry{}, map[int]*entry{}
+	tr.texts, tr.tools, tr.thinking = map[int]*entry{}, map[int]*entry{}, map[int]*entry{}
 	req := provider.Request{
 		Model:     t.profile.Model,
 		System:    t.deps.SystemPrompt,
 		Messages:  append([]provider.Message(nil), t.messages...),
 		Tools:     toolSpecs(t.deps.Tools, t.deps.Env),
 		MaxTokens: t.profile.MaxTokens,
+		Reasoning: reasoningFor(t.profile),
 	}
 	t.dirty = true
 	t.workers.Add(1)
@@ -161,6 +158,8 @@ func (t *Thread) onStreamEvent(ev provider.Event) {
 			tr.texts[ev.Index] = e
 		}
 		t.appendText(e, ev.Text)
+	case provider.ThinkingDelta:
+		t.onThinkingDelta(ev)
 	case provider.ToolUseStart:
 		tr.phase, tr.retry = phaseStreaming, ""
 		t.dropRetryNote()
@@ -193,6 +192,10 @@ func (t *Thread) onStreamDone(resp *provider.Response, err error) {
 	tr := t.turn
 	t.saveFoldedTexts()
 	t.dropRetryNote()
+	t.endThinking()
+	if err != nil && !tr.anyText && len(tr.tools) == 0 && t.compactAndRetry(err) {
+		return
+	}
 	if err != nil {
 		streamed := tr.anyText || len(tr.tools) > 0
 		t.keepPartialText()
@@ -204,6 +207,7 @@ func (t *Thread) onStreamDone(resp *provider.Response, err error) {
 	t.appendMessage(resp.Message)
 	t.agents.tokens += resp.Usage.InputTokens + resp.Usage.OutputTokens
 	t.countUsage(resp.Usage)
+	t.noteInput(resp.Usage)
 	uses := toolUses(resp.Message)
 	if len(uses) == 0 {
 		if resp.StopReason == provider.StopMaxTokens {
@@ -254,6 +258,9 @@ func (t *Thread) onToolDone(id string, res toolResult) {
 		t.endTurn(true)
 		return
 	}
+	if t.compactBetweenRequests() {
+		return
+	}
 	t.startStream()
 }
 
@@ -273,6 +280,9 @@ func (t *Thread) appendToolResults() {
 }
 
 func (t *Thread) onAbort() {
+	if t.abortCompaction() {
+		return
+	}
 	t.abortSubagents()
 	tr := t.turn
 	if tr == nil {
@@ -293,6 +303,7 @@ func (t *Thread) onAbort() {
 	default:
 		t.saveFoldedTexts()
 		t.keepPartialText()
+		t.endThinking()
 	}
 	t.notice(view.NoticeInfo, "aborted")
 	t.endTurn(false)
@@ -370,6 +381,9 @@ func (t *Thread) endTurn(clean bool) {
 	t.queued = nil
 	t.appendMessage(provider.Message{Role: provider.RoleUser, Content: blocks})
 	if clean {
+		if t.compactBeforeQueued() {
+			return
+		}
 		t.startTurn()
 	} else {
 		t.notice(view.NoticeInfo, "your queued messages were not sent; they go with your next message")
@@ -445,6 +459,9 @@ func (t *Thread) dropRetryNote() {
 }
 
 func (t *Thread) statusText() string {
+	if s := t.compactionStatus(); s != "" {
+		return s
+	}
 	tr := t.turn
 	if tr == nil {
 		return "ready · <CR> in the input window sends"
@@ -467,7 +484,7 @@ func (t *Thread) statusText() string {
 }
 
 func (t *Thread) statusWord() string {
-	if t.turn == nil {
+	if t.turn == nil && t.compaction.run == nil {
 		return "idle"
 	}
 	return "busy"

@@ -33,6 +33,15 @@ type Profile struct {
 	IdleTimeout float64 `json:"idleTimeout,omitempty"`
 	// Pricing turns token counts into cost; nil shows tokens only.
 	Pricing *Pricing `json:"pricing,omitempty"`
+	// Thinking turns on Anthropic's extended thinking; ReasoningEffort
+	// is an OpenAI-compatible reasoning model's effort (see thinking.go).
+	Thinking        *Thinking `json:"thinking,omitempty"`
+	ReasoningEffort string    `json:"reasoningEffort,omitempty"`
+	// ContextWindow, CompactAt and CompactProfile steer compaction (see
+	// compaction.go); zero values take the defaults.
+	ContextWindow  int     `json:"contextWindow,omitempty"`
+	CompactAt      float64 `json:"compactAt,omitempty"`
+	CompactProfile string  `json:"compactProfile,omitempty"`
 }
 
 // Pricing is what a profile's model costs, in USD per million tokens.
@@ -188,6 +197,9 @@ func (o Options) Validate() error {
 			if err := p.Pricing.validate(where); err != nil {
 				return err
 			}
+		}
+		if err := p.validateLongThreads(where, o); err != nil {
+			return err
 		}
 		if p.BaseURL != "" && !strings.HasPrefix(p.BaseURL, "http://") && !strings.HasPrefix(p.BaseURL, "https://") {
 			return fmt.Errorf("%s.baseUrl: %q must start with http:// or https://", where, p.BaseURL)

@@ -31,6 +31,9 @@ func TestSetupValidatesOptions(t *testing.T) {
 		{`{ profiles = { { name = "x", provider = "openai", model = "m", pricing = { input = 3, output = 15, cacheRead = "cheap" } } } }`, "option 'profiles[1].pricing.cacheRead' must be a non-negative number, got string"},
 		{`{ profiles = { { name = "x", provider = "openai", model = "m", pricing = { input = 3 } } } }`, "option 'profiles[1].pricing.output' is required"},
 		{`{ profiles = { { name = "x", provider = "openai", model = "m", pricing = { input = 3, output = 15, cache = 1 } } } }`, "unknown option 'profiles[1].pricing.cache'"},
+		{`{ profiles = { { name = "x", provider = "anthropic", model = "m", thinking = { budgetTokens = "big" } } } }`, "option 'profiles[1].thinking.budgetTokens' must be number, got string"},
+		{`{ profiles = { { name = "x", provider = "openai", model = "m", reasoningEffort = "max" } } }`, "option 'profiles[1].reasoningEffort' must be one of low, medium, high, got \"max\""},
+		{`{ profiles = { { name = "x", provider = "openai", model = "m", compactAt = "80%" } } }`, "option 'profiles[1].compactAt' must be number, got string"},
 		{`{ host = { requestTimeout = "5s" } }`, "option 'host.requestTimeout' must be number, got string"},
 		{`"not a table"`, "setup() takes a table of options, got string"},
 	}
@@ -62,6 +65,17 @@ func TestSetupValidatesOptions(t *testing.T) {
 		assert.Equal(t, 3.0, o.Profiles[0].Pricing.Input)
 		assert.Equal(t, 0.3, o.Profiles[0].Pricing.CacheReadPrice())
 		assert.Equal(t, 3.0, o.Profiles[0].Pricing.CacheWritePrice())
+
+		// Thinking and compaction options reach the host too.
+		n.Setup(`{ profiles = { { name = "p", provider = "anthropic", model = "m", thinking = { budgetTokens = 2048 }, contextWindow = 1000, compactAt = 0.5, compactProfile = "q" },
+			{ name = "q", provider = "openai", model = "o3", reasoningEffort = "low" } } }`)
+		n.LuaResult(&forHost, `return require('magenta.config').for_host()`)
+		o, err = config.Decode([]byte(forHost))
+		require.NoError(t, err)
+		assert.Equal(t, &config.Thinking{BudgetTokens: 2048}, o.Profiles[0].Thinking)
+		assert.Equal(t, 500, o.Profiles[0].CompactThreshold())
+		assert.Equal(t, "q", o.Profiles[0].CompactProfile)
+		assert.Equal(t, "low", o.Profiles[1].ReasoningEffort)
 	})
 }
 

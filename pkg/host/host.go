@@ -265,6 +265,8 @@ func (h *Host) dispatch(app *chat.App, ev event) {
 		app.SendAttached(ev.str("text"), ev.attachments())
 	case "abort":
 		app.Abort()
+	case "compact":
+		app.Compact()
 	case "new_thread":
 		h.mu.Lock()
 		opts := h.options

@@ -18,6 +18,11 @@ const (
 	ErrConnection   ErrorKind = "connection"    // dial, TLS, reset, dropped mid-stream
 	ErrProtocol     ErrorKind = "protocol"      // a stream the adapter could not understand
 	ErrStreamFailed ErrorKind = "stream_failed" // an error event inside a 200 stream
+	// ErrContextTooLong: the prompt does not fit the model's context
+	// window (Anthropic's "prompt is too long", OpenAI's
+	// context_length_exceeded). Sending it again cannot help; compacting
+	// the conversation can.
+	ErrContextTooLong ErrorKind = "context_too_long"
 )
 
 // Error is a classified provider failure.
@@ -85,6 +90,13 @@ func (e *MissingKeyError) Error() string {
 func IsRetryable(err error) bool {
 	var pe *Error
 	return asError(err, &pe) && pe.Retryable
+}
+
+// IsContextTooLong reports whether err says the prompt outgrew the
+// model's context window.
+func IsContextTooLong(err error) bool {
+	var pe *Error
+	return asError(err, &pe) && pe.Kind == ErrContextTooLong
 }
 
 func asError(err error, target **Error) bool { return errors.As(err, target) }

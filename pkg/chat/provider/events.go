@@ -3,14 +3,14 @@ package provider
 import "time"
 
 // Event is something a stream reports while it runs. The concrete types
-// are TextDelta, ToolUseStart, ToolUseDelta and Retrying.
+// are TextDelta, ThinkingDelta, ToolUseStart, ToolUseDelta and Retrying.
 type Event interface{ isEvent() }
 
 // TextDelta is a piece of assistant text. Index identifies the block the
 // delta belongs to within one stream: deltas with the same Index extend
 // the same block, and blocks appear in increasing Index order. It groups
 // events only; it need not equal the block's position in
-// Response.Message (adapters skip blocks such as thinking).
+// Response.Message (an adapter may drop a block it cannot send back).
 type TextDelta struct {
 	Index int
 	Text  string

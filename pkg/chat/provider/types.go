@@ -46,6 +46,13 @@ type Block struct {
 
 	MediaType string
 	Data      []byte
+
+	// BlockThinking: the model's reasoning and the signature the API
+	// checks when the block is sent back. BlockRedactedThinking: the
+	// encrypted reasoning, sent back as it came.
+	Thinking     string `json:"thinking,omitempty"`
+	Signature    string `json:"signature,omitempty"`
+	RedactedData string `json:"redactedData,omitempty"`
 }
 
 // TextBlock returns a text block.
@@ -83,6 +90,8 @@ type Request struct {
 	Messages  []Message
 	Tools     []ToolSpec
 	MaxTokens int
+	// Reasoning asks for extended thinking (see Reasoning); zero: none.
+	Reasoning Reasoning
 }
 
 // StopReason says why the model stopped.
@@ -117,8 +126,9 @@ func (u Usage) IsZero() bool { return u == Usage{} }
 
 // Response is the assembled result of a completed stream.
 type Response struct {
-	// Message is the assistant message: text and tool_use blocks in the
-	// order the model produced them. Tool inputs are complete JSON objects.
+	// Message is the assistant message: thinking, text and tool_use
+	// blocks in the order the model produced them. Tool inputs are
+	// complete JSON objects.
 	Message       Message
 	StopReason    StopReason
 	RawStopReason string

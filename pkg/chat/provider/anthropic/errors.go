@@ -109,6 +109,9 @@ func statusError(aerr *sdk.Error) *provider.Error {
 	if typ == "overloaded_error" {
 		kind, retry = provider.ErrOverloaded, true
 	}
+	if promptTooLong(typ, msg) {
+		kind, retry = provider.ErrContextTooLong, false
+	}
 	if msg == "" {
 		msg = http.StatusText(aerr.StatusCode)
 	}
@@ -135,6 +138,13 @@ func streamError(aerr *sdk.Error) *provider.Error {
 		pe.Kind, pe.Retryable = provider.ErrServer, true
 	}
 	return pe
+}
+
+// promptTooLong recognises the answer to a prompt over the context
+// window: invalid_request_error "prompt is too long: 210000 tokens >
+// 200000 maximum".
+func promptTooLong(typ, msg string) bool {
+	return typ == "invalid_request_error" && strings.Contains(strings.ToLower(msg), "prompt is too long")
 }
 
 // errorBody reads error.type and error.message from an API error body.

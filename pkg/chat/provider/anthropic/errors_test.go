@@ -55,6 +55,13 @@ func TestHTTPErrors(t *testing.T) {
 				Message: `messages: roles must alternate between "user" and "assistant"`},
 		},
 		{
+			name:   "400 prompt too long",
+			status: 400,
+			body:   `{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210345 tokens > 200000 maximum"}}`,
+			want: provider.Error{Kind: provider.ErrContextTooLong, Status: 400, Type: "invalid_request_error",
+				Message: "prompt is too long: 210345 tokens > 200000 maximum"},
+		},
+		{
 			name:   "502 from a proxy, not JSON",
 			status: 502,
 			header: map[string]string{"content-type": "text/html"},

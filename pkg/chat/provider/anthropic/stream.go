@@ -12,11 +12,13 @@ import (
 // message and decides which content blocks become part of the provider
 // message, and at which position.
 //
-// Only text and tool_use blocks are kept. A tool_use block takes the next
-// position when it starts; a text block only when its first non-empty text
-// arrives, so that empty text blocks (which the API would reject when the
-// message is sent back) are dropped without leaving holes. Events carry
-// these positions, which therefore always match Response.Message.Content.
+// Thinking, redacted thinking, text and tool_use blocks are kept; others
+// (server tools) are not. A tool_use, thinking or redacted_thinking block
+// takes the next position when it starts; a text block only when its
+// first non-empty text arrives, so that empty text blocks (which the API
+// would reject when the message is sent back) are dropped without leaving
+// holes. Events carry these positions, which therefore always match
+// Response.Message.Content.
 type streamState struct {
 	msg     sdk.Message
 	pos     map[int64]int  // wire index → position in the provider message
@@ -55,11 +57,22 @@ func (s *streamState) handle(ev sdk.MessageStreamEventUnion, emit func(provider.
 			p := s.place(ev.Index)
 			s.toolArgs[ev.Index] = &strings.Builder{}
 			emit(provider.ToolUseStart{Index: p, ID: ev.ContentBlock.ID, Name: ev.ContentBlock.Name})
+		case "thinking":
+			p := s.place(ev.Index)
+			if ev.ContentBlock.Thinking != "" {
+				emit(provider.ThinkingDelta{Index: p, Text: ev.ContentBlock.Thinking})
+			}
+		case "redacted_thinking":
+			s.place(ev.Index)
 		}
 	case "content_block_delta":
 		switch ev.Delta.Type {
 		case "text_delta":
 			s.text(ev.Index, ev.Delta.Text, emit)
+		case "thinking_delta":
+			if p, ok := s.pos[ev.Index]; ok && ev.Delta.Thinking != "" {
+				emit(provider.ThinkingDelta{Index: p, Text: ev.Delta.Thinking})
+			}
 		case "input_json_delta":
 			if p, ok := s.pos[ev.Index]; ok && ev.Delta.PartialJSON != "" {
 				if b := s.toolArgs[ev.Index]; b != nil {
@@ -111,6 +124,12 @@ func (s *streamState) response() *provider.Response {
 				ToolName:  cb.Name,
 				Input:     s.toolInput(w, cb),
 			})
+		case "thinking":
+			// Kept byte for byte with its signature: the API checks it
+			// when the block is sent back.
+			blocks = append(blocks, provider.Block{Kind: provider.BlockThinking, Thinking: cb.Thinking, Signature: cb.Signature})
+		case "redacted_thinking":
+			blocks = append(blocks, provider.Block{Kind: provider.BlockRedactedThinking, RedactedData: cb.Data})
 		}
 	}
 	u := s.msg.Usage

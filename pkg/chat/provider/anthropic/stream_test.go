@@ -108,11 +108,14 @@ func TestStreamTextThenTwoToolUses(t *testing.T) {
 	assert.Equal(t, `{}`, string(c[2].Input))
 }
 
-func TestStreamSkipsThinkingAndEmptyText(t *testing.T) {
+// Thinking and redacted thinking are kept in place with their signature
+// and data; empty text blocks are dropped without leaving holes.
+func TestStreamKeepsThinkingAndDropsEmptyText(t *testing.T) {
 	p := streamingProvider(t, func(s *sse) {
 		s.messageStart(10)
 		s.blockStart(0, obj{"type": "thinking", "thinking": "", "signature": ""})
-		s.delta(0, obj{"type": "thinking_delta", "thinking": "hmm"})
+		s.delta(0, obj{"type": "thinking_delta", "thinking": "hmm, "})
+		s.delta(0, obj{"type": "thinking_delta", "thinking": "let me see"})
 		s.delta(0, obj{"type": "signature_delta", "signature": "sig"})
 		s.blockStop(0)
 		s.textStart(1) // stays empty: dropped
@@ -131,12 +134,16 @@ func TestStreamSkipsThinkingAndEmptyText(t *testing.T) {
 	require.NoError(t, err)
 
 	assert.Equal(t, []provider.Event{
-		provider.TextDelta{Index: 0, Text: "Answer"},
-		provider.ToolUseStart{Index: 1, ID: "toolu_1", Name: "edit"},
+		provider.ThinkingDelta{Index: 0, Text: "hmm, "},
+		provider.ThinkingDelta{Index: 0, Text: "let me see"},
+		provider.TextDelta{Index: 2, Text: "Answer"},
+		provider.ToolUseStart{Index: 3, ID: "toolu_1", Name: "edit"},
 	}, events)
-	require.Len(t, resp.Message.Content, 2)
-	assert.Equal(t, provider.TextBlock("Answer"), resp.Message.Content[0])
-	assert.Equal(t, "toolu_1", resp.Message.Content[1].ToolUseID)
+	require.Len(t, resp.Message.Content, 4)
+	assert.Equal(t, provider.Block{Kind: provider.BlockThinking, Thinking: "hmm, let me see", Signature: "sig"}, resp.Message.Content[0])
+	assert.Equal(t, provider.Block{Kind: provider.BlockRedactedThinking, RedactedData: "xyz"}, resp.Message.Content[1])
+	assert.Equal(t, provider.TextBlock("Answer"), resp.Message.Content[2])
+	assert.Equal(t, "toolu_1", resp.Message.Content[3].ToolUseID)
 }
 
 func TestStreamStopReasons(t *testing.T) {

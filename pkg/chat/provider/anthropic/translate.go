@@ -30,6 +30,7 @@ func buildParams(req provider.Request) (sdk.MessageNewParams, error) {
 	if req.System != "" {
 		p.System = []sdk.TextBlockParam{{Text: req.System}}
 	}
+	setThinking(&p, req.Reasoning, req.MaxTokens)
 	for i, m := range req.Messages {
 		mp, err := messageParam(m)
 		if err != nil {
@@ -76,7 +77,8 @@ func messageParam(m provider.Message) (sdk.MessageParam, error) {
 }
 
 // blockParam translates one block. keep is false for a block that is
-// dropped: an empty text block, which the API rejects.
+// dropped: an empty text block or an unsigned thinking block, which the
+// API rejects.
 func blockParam(b provider.Block) (cb sdk.ContentBlockParamUnion, keep bool, err error) {
 	switch b.Kind {
 	case provider.BlockText:
@@ -110,6 +112,18 @@ func blockParam(b provider.Block) (cb sdk.ContentBlockParamUnion, keep bool, err
 		return sdk.ContentBlockParamUnion{OfToolResult: &tr}, true, nil
 	case provider.BlockImage:
 		return sdk.ContentBlockParamUnion{OfImage: imageParam(b)}, true, nil
+	case provider.BlockThinking:
+		// Without its signature (a stream cut short) the API rejects
+		// the block; thinking may be left out of earlier turns.
+		if b.Signature == "" {
+			return cb, false, nil
+		}
+		return sdk.NewThinkingBlock(b.Signature, b.Thinking), true, nil
+	case provider.BlockRedactedThinking:
+		if b.RedactedData == "" {
+			return cb, false, nil
+		}
+		return sdk.NewRedactedThinkingBlock(b.RedactedData), true, nil
 	default:
 		return cb, false, fmt.Errorf("unknown block kind %q", b.Kind)
 	}

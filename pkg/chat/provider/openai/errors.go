@@ -84,6 +84,9 @@ func statusError(resp *http.Response, err error) *provider.Error {
 	if pe.Type == "overloaded_error" && kind == provider.ErrServer {
 		pe.Kind = provider.ErrOverloaded
 	}
+	if contextTooLong(body, pe.Message) {
+		pe.Kind, pe.Retryable = provider.ErrContextTooLong, false
+	}
 	return pe
 }
 
@@ -105,6 +108,24 @@ func streamError(data []byte, err error) *provider.Error {
 			strings.Contains(hint, "overloaded"),
 		Err: err,
 	}
+}
+
+// contextTooLong recognises the answer to a prompt over the context
+// window: OpenAI's error code context_length_exceeded, or the wording
+// OpenAI-compatible servers use (vLLM, llama.cpp: "maximum context
+// length", "exceeds the available context size").
+func contextTooLong(body []byte, msg string) bool {
+	var e struct {
+		Error struct {
+			Code json.RawMessage `json:"code"`
+		} `json:"error"`
+	}
+	_ = json.Unmarshal(body, &e)
+	if strings.Contains(string(e.Error.Code), "context_length_exceeded") {
+		return true
+	}
+	m := strings.ToLower(msg)
+	return strings.Contains(m, "maximum context length") || strings.Contains(m, "exceeds the available context size") || strings.Contains(m, "context_length_exceeded")
 }
 
 // errorFields extracts the type and message from the error bodies that

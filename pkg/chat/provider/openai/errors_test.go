@@ -45,6 +45,10 @@ func TestHTTPErrors(t *testing.T) {
 			provider.ErrAuth, false, 0, "invalid_request_error", "Incorrect API key provided"},
 		{"bad request", 400, nil, `{"error":{"message":"max_tokens is too large","type":"invalid_request_error","param":"max_tokens"}}`,
 			provider.ErrInvalid, false, 0, "invalid_request_error", "max_tokens is too large"},
+		{"context length", 400, nil, `{"error":{"message":"This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}`,
+			provider.ErrContextTooLong, false, 0, "invalid_request_error", "This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens."},
+		{"llama.cpp context", 400, nil, `{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error"}}`,
+			provider.ErrContextTooLong, false, 0, "exceed_context_size_error", "the request exceeds the available context size, try increasing it"},
 		{"vllm detail", 404, nil, `{"detail":"Not Found"}`, provider.ErrInvalid, false, 0, "", "Not Found"},
 	}
 	for _, c := range cases {

@@ -28,6 +28,9 @@ func buildParams(req provider.Request, completionTokens bool) (sdk.ChatCompletio
 			p.MaxTokens = param.NewOpt(int64(req.MaxTokens))
 		}
 	}
+	if req.Reasoning.Effort != "" {
+		p.ReasoningEffort = shared.ReasoningEffort(req.Reasoning.Effort)
+	}
 	if req.System != "" {
 		p.Messages = append(p.Messages, sdk.SystemMessage(req.System))
 	}

@@ -3,6 +3,7 @@ package openai
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -58,6 +59,9 @@ func (a *accumulator) add(chunk sdk.ChatCompletionChunk) {
 			continue // we never ask for n > 1
 		}
 		d := choice.Delta
+		if r := reasoningText(d); r != "" {
+			a.emit(provider.ThinkingDelta{Index: 0, Text: r})
+		}
 		if text := d.Content + d.Refusal; text != "" {
 			a.text.WriteString(text)
 			a.emit(provider.TextDelta{Index: 0, Text: text})
@@ -75,6 +79,26 @@ func (a *accumulator) add(chunk sdk.ChatCompletionChunk) {
 			a.finished = true
 		}
 	}
+}
+
+// reasoningText is the reasoning a delta carries in the fields
+// OpenAI-compatible servers use for it (DeepSeek and vLLM:
+// reasoning_content; Ollama, OpenRouter, llama.cpp: reasoning). It is
+// shown as thinking but never sent back: the Chat Completions protocol
+// has no place for it.
+func reasoningText(d sdk.ChatCompletionChunkChoiceDelta) string {
+	for _, key := range []string{"reasoning_content", "reasoning"} {
+		// Extra fields never report Valid; their raw JSON is there.
+		f, ok := d.JSON.ExtraFields[key]
+		if !ok {
+			continue
+		}
+		var s string
+		if json.Unmarshal([]byte(f.Raw()), &s) == nil && s != "" {
+			return s
+		}
+	}
+	return ""
 }
 
 // toolDelta merges one tool call fragment and emits its events.

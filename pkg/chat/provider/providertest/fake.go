@@ -129,6 +129,22 @@ func (c *Call) Text(s string) bool {
 	})
 }
 
+// Thinking streams s as one delta of a thinking block, which the
+// response keeps with signature (extending the block when the last one
+// is thinking).
+func (c *Call) Thinking(s, signature string) bool {
+	return c.do(func(st *streamState) {
+		n := len(st.msg.Content)
+		if n == 0 || st.msg.Content[n-1].Kind != provider.BlockThinking {
+			st.msg.Content = append(st.msg.Content, provider.Block{Kind: provider.BlockThinking})
+			n++
+		}
+		st.msg.Content[n-1].Thinking += s
+		st.msg.Content[n-1].Signature = signature
+		st.emit(provider.ThinkingDelta{Index: n - 1, Text: s})
+	})
+}
+
 // ToolUse streams a complete tool call; input is marshalled to JSON
 // unless it is already a json.RawMessage.
 func (c *Call) ToolUse(id, name string, input any) bool {
