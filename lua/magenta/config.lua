@@ -44,6 +44,7 @@ M.defaults = {
       deny = "d",
       always = "A", -- approve and remember the exact command for the session
       terminate = "x", -- stop the running tool call under the cursor
+      terminal = "t", -- open an interactive command's terminal (:help magenta-interactive)
     },
   },
   shell = {
@@ -53,6 +54,7 @@ M.defaults = {
     logQuotaBytes = nil, -- all threads' logs (default 1 GB, oldest go first)
     logMaxAgeDays = nil, -- a thread's logs are pruned after (default 7)
     rules = {}, -- extra permission rules, see :help magenta-shell-rules
+    interactive = "model", -- "model" | "always" | "never": who decides that a command gets a terminal (:help magenta-interactive)
   },
   files = {
     -- Extra path rules for the file tools: { path = "/abs/dir", read = true,
@@ -183,6 +185,7 @@ function M.for_host()
       logQuotaBytes = shell.logQuotaBytes,
       logMaxAgeDays = shell.logMaxAgeDays,
       rules = rules,
+      interactive = shell.interactive,
     },
     grep = o.grep,
     subagents = M.subagents_for_host(o.subagents),

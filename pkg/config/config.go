@@ -104,7 +104,17 @@ type Shell struct {
 	LogMaxAgeDays float64 `json:"logMaxAgeDays,omitempty"`
 	// Rules are extra permission rules, decoded by package bashperm.
 	Rules json.RawMessage `json:"rules,omitempty"`
+	// Interactive says who decides whether bash_command runs a command
+	// under a pseudo-terminal: "model" (default), "always" or "never".
+	Interactive string `json:"interactive,omitempty"`
 }
+
+// Values of Shell.Interactive.
+const (
+	InteractiveModel  = "model"
+	InteractiveAlways = "always"
+	InteractiveNever  = "never"
+)
 
 // FileRule is a user rule for the file tools' permissions.
 type FileRule struct {
@@ -209,6 +219,11 @@ func (o Options) Validate() error {
 	}
 	if o.Shell.LogMaxBytes < 0 || o.Shell.LogQuotaBytes < 0 || o.Shell.LogMaxAgeDays < 0 {
 		return fmt.Errorf("magenta options: shell.logMaxBytes, shell.logQuotaBytes and shell.logMaxAgeDays must not be negative")
+	}
+	switch o.Shell.Interactive {
+	case "", InteractiveModel, InteractiveAlways, InteractiveNever:
+	default:
+		return fmt.Errorf("magenta options: shell.interactive: %q is not one of %q, %q, %q", o.Shell.Interactive, InteractiveModel, InteractiveAlways, InteractiveNever)
 	}
 	if o.Shell.LogRoot != "" && !filepath.IsAbs(o.Shell.LogRoot) {
 		return fmt.Errorf("magenta options: shell.logRoot: %q must be an absolute path", o.Shell.LogRoot)

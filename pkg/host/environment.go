@@ -85,7 +85,7 @@ func (h *Host) environment(opts config.Options, cwd, dataDir string) (*capabilit
 	env.LSP, env.Diagnostics, env.LSPRunning = h.lsp, h.lsp, h.lsp.Running
 	reg := h.opts.Tools
 	if reg == nil {
-		reg = tools.Builtin(tools.Config{MaxShellTimeout: opts.MaxShellTimeout()})
+		reg = tools.Builtin(tools.Config{MaxShellTimeout: opts.MaxShellTimeout(), ShellInteractive: opts.Shell.Interactive})
 	}
 	return env, h.withMCP(opts, reg), nil
 }

@@ -31,6 +31,8 @@ func TestSetupValidatesOptions(t *testing.T) {
 		{`{ profiles = { { name = "x", provider = "openai", model = "m", pricing = { input = 3, output = 15, cacheRead = "cheap" } } } }`, "option 'profiles[1].pricing.cacheRead' must be a non-negative number, got string"},
 		{`{ profiles = { { name = "x", provider = "openai", model = "m", pricing = { input = 3 } } } }`, "option 'profiles[1].pricing.output' is required"},
 		{`{ profiles = { { name = "x", provider = "openai", model = "m", pricing = { input = 3, output = 15, cache = 1 } } } }`, "unknown option 'profiles[1].pricing.cache'"},
+		{`{ shell = { interactive = "sometimes" } }`, "option 'shell.interactive' must be one of model, always, never, got \"sometimes\""},
+		{`{ keymaps = { display = { terminal = 1 } } }`, "option 'keymaps.display.terminal' must be string or false, got number"},
 		{`{ host = { requestTimeout = "5s" } }`, "option 'host.requestTimeout' must be number, got string"},
 		{`"not a table"`, "setup() takes a table of options, got string"},
 	}
@@ -239,7 +241,7 @@ func TestShellOptionsReachTheTools(t *testing.T) {
 		require.NoError(t, os.Mkdir(planted, 0o755))
 		logRoot := filepath.Join(n.Dir, "logs")
 		require.NoError(t, os.Symlink(planted, logRoot))
-		n.Setup(`{ shell = { maxTimeout = 42, logRoot = "` + logRoot + `", logMaxBytes = 1000000 } }`)
+		n.Setup(`{ shell = { maxTimeout = 42, logRoot = "` + logRoot + `", logMaxBytes = 1000000, interactive = "never" } }`)
 		n.Command("Magenta toggle")
 		n.Type("hi")
 		n.Keys("<CR>")
@@ -252,6 +254,7 @@ func TestShellOptionsReachTheTools(t *testing.T) {
 		}
 		assert.Contains(t, desc, "42s")
 		assert.NotContains(t, desc, "10m0s")
+		assert.Contains(t, desc, "turned off by the user", "shell.interactive reaches the tool")
 		call.Reply("ok")
 		n.WaitFor("the log-root warning", func() bool {
 			return strings.Contains(n.Messages(), "logs-")
