@@ -57,6 +57,8 @@ type AppDeps struct {
 	Broker *approval.Broker
 	// ContextFiles reads files the user attaches (see Deps).
 	ContextFiles capabilities.FileIO
+	// Terminals opens interactive commands' terminals (see Deps).
+	Terminals Terminals
 }
 
 // App owns the threads and which one is shown. Its methods enqueue work

@@ -35,6 +35,9 @@ type Deps struct {
 	// ContextFiles reads the files the user attaches (no permission
 	// check: attaching is the user's consent); nil disables them.
 	ContextFiles capabilities.FileIO
+	// Terminals opens interactive commands' terminal windows; nil: the
+	// editor cannot (the key then says so).
+	Terminals Terminals
 	// agents links the thread to the app's sub-agents (zero: none).
 	agents agentDeps
 }

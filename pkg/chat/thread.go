@@ -272,6 +272,8 @@ func (t *Thread) onAction(a view.Action) {
 		t.answer(a.Arg, a.Kind)
 	case "remove_context":
 		t.onRemoveContext(a.Arg)
+	case view.ActionOpenTerminal:
+		t.openTerminal(a.Arg)
 	default:
 		slog.Warn("thread: unknown action", "kind", a.Kind)
 	}
