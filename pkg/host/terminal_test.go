@@ -2,12 +2,15 @@ package host_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/magenta-nvim/magenta/pkg/capabilities"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/memshell"
 	"github.com/magenta-nvim/magenta/pkg/chat/provider"
 	"github.com/magenta-nvim/magenta/pkg/chat/provider/providertest"
@@ -188,4 +191,19 @@ func TestInteractiveTerminalCloseAndBadInput(t *testing.T) {
 		assert.Equal(t, "pong", pong, "the host still answers")
 		assert.Equal(t, "", term.Written())
 	})
+}
+
+// The numbers :help magenta-interactive quotes are the code's.
+func TestInteractiveDocQuotesTheConstants(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(nvimtest.Root(), "doc", "magenta.txt"))
+	require.NoError(t, err)
+	doc := strings.Join(strings.Fields(string(data)), " ")
+	for _, want := range []string{
+		fmt.Sprintf("(%d rows × %d columns until", capabilities.TerminalDefaultRows, capabilities.TerminalDefaultCols),
+		fmt.Sprintf("the last %d lines of its screen", view.ScreenLines),
+		fmt.Sprintf("silent for %d seconds", int(capabilities.TerminalPromptSilence.Seconds())),
+		fmt.Sprintf("(the first %d MB of it is kept", capabilities.TerminalRawMaxBytes>>20),
+	} {
+		assert.Contains(t, doc, want)
+	}
 }
