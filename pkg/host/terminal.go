@@ -360,7 +360,7 @@ func (ts *terminals) write(w *termWindow) {
 func (h *Host) terminalEvent(ev event) bool {
 	switch ev.name {
 	case "terminal_input":
-		h.terms.Input(ev.int("id"), ev.str("data"))
+		h.terms.Input(ev.int("id"), ev.bytes("data"))
 	case "terminal_resize":
 		h.terms.Resize(ev.int("id"), ev.int("rows"), ev.int("cols"))
 	case "terminal_closed":
