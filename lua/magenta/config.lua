@@ -188,6 +188,7 @@ function M.for_host()
       interactive = shell.interactive,
     },
     grep = o.grep,
+    terminalKey = M.terminal_key(o.keymaps),
     subagents = M.subagents_for_host(o.subagents),
     mcpServers = M.mcp_for_host(o.mcpServers),
     environment = o.environment,
@@ -256,6 +257,17 @@ function M.mcp_for_host(servers)
     }
   end
   return out
+end
+
+-- keymaps.display.terminal as the host names it in hints; "" when the
+-- key (or its group) is disabled.
+function M.terminal_key(keymaps)
+  local display = type(keymaps) == "table" and keymaps.display
+  local key = type(display) == "table" and display.terminal
+  if type(key) == "string" then
+    return key
+  end
+  return ""
 end
 
 function M.profile_names()

@@ -105,8 +105,8 @@ func (a *App) threadDeps(env *capabilities.Environment, systemPrompt string) Dep
 		Tools: a.agents.topTools, Env: envAtDepth(env, 0, a.agents.maxDepth), Display: a.deps.Screen,
 		NewProvider: a.deps.NewProvider, SystemPrompt: systemPrompt,
 		OnSummary: a.onSummary, Broker: a.deps.Broker, ContextFiles: a.deps.ContextFiles,
-		Terminals: a.deps.Terminals,
-		agents:    agentDeps{app: a, limit: a.agents.limit, basePrompt: systemPrompt},
+		Terminals: a.deps.Terminals, TerminalKey: a.opts.TerminalKeyLabel(),
+		agents: agentDeps{app: a, limit: a.agents.limit, basePrompt: systemPrompt},
 	}
 }
 

@@ -60,7 +60,7 @@ func (m msgTerminalWindow) apply(t *Thread) {
 // refreshTerminal copies an interactive command's screen and waiting
 // state into its block; it reports whether they changed. Called on the
 // tick: the screen changes without the Live's sequence moving.
-func refreshTerminal(e *entry, snap tools.LiveSnapshot) bool {
+func refreshTerminal(e *entry, snap tools.LiveSnapshot, key string) bool {
 	if snap.Terminal == nil {
 		return false
 	}
@@ -70,6 +70,7 @@ func refreshTerminal(e *entry, snap tools.LiveSnapshot) bool {
 		if e.tool.Terminal == view.TerminalNone {
 			e.tool.Terminal = view.TerminalAvailable
 		}
+		e.tool.TerminalKey = key
 	}
 	screen := snap.Terminal.Screen()
 	if len(screen) > view.ScreenLines {
@@ -91,7 +92,7 @@ func (t *Thread) endTerminal(e *entry) {
 	if snap.Terminal == nil {
 		return
 	}
-	refreshTerminal(e, snap)
+	refreshTerminal(e, snap, t.deps.TerminalKey)
 	e.tool.Waiting = false
 	e.termExit = snap.TerminalExit
 	if e.termExit == "" {
@@ -116,7 +117,7 @@ func (t *Thread) openTerminal(id string) {
 	}
 	if e == nil || e.term == nil {
 		if e != nil && e.live != nil {
-			refreshTerminal(e, e.live.Snapshot())
+			refreshTerminal(e, e.live.Snapshot(), t.deps.TerminalKey)
 		}
 		if e == nil || e.term == nil {
 			slog.Info("thread: no terminal to open", "entry", id)

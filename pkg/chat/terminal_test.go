@@ -89,7 +89,7 @@ func TestInteractiveCommandInTheChat(t *testing.T) {
 	term.SetScreen("hello", "Enter your name: ")
 	screen.waitForText(t, "┆ Enter your name:")
 	term.SetWaiting(true)
-	screen.waitForText(t, view.TerminalWaitingHint)
+	screen.waitForText(t, view.TerminalWaitingHint("t"))
 
 	app.Key(view.KeyTerminal, screen.lineOf(t, "Enter your name"))
 	waitUntil(t, "the terminal to be opened", func() bool { _, n := terms.last(); return n == 1 })
@@ -99,7 +99,7 @@ func TestInteractiveCommandInTheChat(t *testing.T) {
 	assert.Equal(t, "", req.Exit, "running")
 	req.Opened(true)
 	screen.waitForText(t, view.TerminalOpenNote)
-	assert.NotContains(t, screen.text(), view.TerminalWaitingHint, "the open window replaces the hint")
+	assert.NotContains(t, screen.text(), view.TerminalWaitingHint("t"), "the open window replaces the hint")
 
 	term.Exit(0)
 	next := fake.Next(t)
@@ -111,7 +111,7 @@ func TestInteractiveCommandInTheChat(t *testing.T) {
 	screen.waitForText(t, "✓ bash_command")
 
 	req.Opened(false)
-	screen.waitForText(t, view.TerminalEndedNote)
+	screen.waitForText(t, view.TerminalEndedNote("t"))
 	// t on the finished command opens its replay, with how it ended.
 	app.Key(view.KeyTerminal, screen.lineOf(t, "✓ bash_command"))
 	waitUntil(t, "the replay to be opened", func() bool { _, n := terms.last(); return n == 2 })

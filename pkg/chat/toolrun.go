@@ -100,7 +100,7 @@ func (t *Thread) onTick() {
 		if snap.Limit > 0 {
 			running += " of " + snap.Limit.String()
 		}
-		termChanged := refreshTerminal(e, snap)
+		termChanged := refreshTerminal(e, snap, t.deps.TerminalKey)
 		if snap.Seq != e.liveSeq || running != e.tool.Running || termChanged {
 			e.liveSeq, e.tool.Running, e.tool.Live = snap.Seq, running, snap.Lines
 			t.touch(e)

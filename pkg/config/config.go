@@ -154,6 +154,21 @@ type Options struct {
 	// SystemPrompt is appended to magenta's own system prompt.
 	SystemPrompt string `json:"systemPrompt,omitempty"`
 	LogLevel     string `json:"logLevel,omitempty"`
+	// TerminalKey is keymaps.display.terminal as the chat names it in
+	// hints: nil means the default "t", "" that it is disabled.
+	TerminalKey *string `json:"terminalKey,omitempty"`
+}
+
+// DefaultTerminalKey is keymaps.display.terminal's default.
+const DefaultTerminalKey = "t"
+
+// TerminalKeyLabel is the key that opens an interactive command's
+// terminal, "" when disabled.
+func (o Options) TerminalKeyLabel() string {
+	if o.TerminalKey == nil {
+		return DefaultTerminalKey
+	}
+	return *o.TerminalKey
 }
 
 // Decode parses options sent by the Lua side (JSON-encoded there, so

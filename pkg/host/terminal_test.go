@@ -23,7 +23,7 @@ import (
 // startInteractive opens the sidebar with a scripted shell whose "ls"
 // is an interactive command played by term, and makes the model run it
 // with interactive set.
-func startInteractive(t *testing.T, bin string, term *memshell.Terminal) (*nvimtest.Nvim, *providertest.Fake) {
+func startInteractive(t *testing.T, bin string, term *memshell.Terminal, extraOptions string) (*nvimtest.Nvim, *providertest.Fake) {
 	n := nvimtest.Start(t, bin)
 	fake := providertest.New()
 	n.StartHost(host.Options{
@@ -31,7 +31,8 @@ func startInteractive(t *testing.T, bin string, term *memshell.Terminal) (*nvimt
 		NewProvider: func(config.Profile) (provider.Provider, error) { return fake, nil },
 		Shell:       memshell.New(memshell.Script{Command: "ls", Terminal: term}),
 	})
-	n.Setup(testOptions)
+	opts := strings.TrimSpace(testOptions)
+	n.Setup(strings.TrimSuffix(opts, "}") + extraOptions + "}")
 	n.Command("Magenta toggle")
 	n.WaitForText("display", "# New thread")
 	n.Type("ask my name")
@@ -62,12 +63,12 @@ func terminalWindow(n *nvimtest.Nvim) int {
 func TestInteractiveTerminalWindow(t *testing.T) {
 	nvimtest.ForEach(t, func(t *testing.T, bin string) {
 		term := memshell.NewTerminal()
-		n, fake := startInteractive(t, bin, term)
+		n, fake := startInteractive(t, bin, term, "")
 		term.Output([]byte("hello\r\nEnter your name: "))
 		term.SetScreen("hello", "Enter your name:")
 		term.SetWaiting(true)
 		n.WaitForText("display", "┆ Enter your name:")
-		n.WaitForText("display", view.TerminalWaitingHint)
+		n.WaitForText("display", view.TerminalWaitingHint("t"))
 
 		// t on the block opens the terminal next to the chat, in terminal
 		// mode, with the replay of what the command printed.
@@ -136,7 +137,7 @@ func TestInteractiveTerminalWindow(t *testing.T) {
 		n.WaitFor("the terminal to close", func() bool { return n.Buffer("terminal") == 0 }, func() string { return "" })
 		n.LuaResult(&role, `return vim.b.magenta_role`)
 		assert.Equal(t, "display", role)
-		n.WaitForText("display", view.TerminalEndedNote)
+		n.WaitForText("display", view.TerminalEndedNote("t"))
 		assert.NotContains(t, n.Text(n.Buffer("display")), view.TerminalOpenNote)
 	})
 }
@@ -147,13 +148,15 @@ func TestInteractiveTerminalWindow(t *testing.T) {
 func TestInteractiveTerminalCloseAndBadInput(t *testing.T) {
 	nvimtest.ForEach(t, func(t *testing.T, bin string) {
 		term := memshell.NewTerminal()
-		n, fake := startInteractive(t, bin, term)
+		n, fake := startInteractive(t, bin, term, `keymaps = { display = { terminal = "T" } },`)
 		term.Output([]byte("step one\r\n"))
 		term.SetScreen("step one")
+		term.SetWaiting(true)
 		n.WaitForText("display", "┆ step one")
+		n.WaitForText("display", view.TerminalWaitingHint("T")) // the configured key
 		n.FocusRole("display")
 		n.CursorTo("step one")
-		n.Keys("t")
+		n.Keys("T")
 		n.WaitForText("terminal", "step one")
 		n.WaitForText("display", view.TerminalOpenNote)
 		n.Command("close")
@@ -166,7 +169,7 @@ func TestInteractiveTerminalCloseAndBadInput(t *testing.T) {
 		term.Output([]byte("step two\r\n"))
 		n.FocusRole("display")
 		n.CursorTo("step one")
-		n.Keys("t")
+		n.Keys("T")
 		text := n.WaitForText("terminal", "step two")
 		assert.Contains(t, text, "step one")
 

@@ -202,6 +202,9 @@ type ToolCall struct {
 	Screen   []string
 	Waiting  bool
 	Terminal TerminalState
+	// TerminalKey is the key that opens the terminal, as the user
+	// configured it ("" when disabled).
+	TerminalKey string
 }
 
 // Approval is a pending question drawn inside the tool call that waits.
@@ -271,11 +274,13 @@ func RenderToolCall(threadID, id string, version uint64, tc ToolCall) *Section {
 			}
 		}
 	} else if tc.Status >= ToolDone && tc.Terminal != TerminalNone {
-		note := TerminalEndedNote
+		note := TerminalEndedNote(tc.TerminalKey)
 		if tc.Terminal == TerminalOpen {
 			note = TerminalOpenNote
 		}
-		lines = append(lines, whole(note, HlMeta))
+		if note != "" {
+			lines = append(lines, whole(note, HlMeta))
+		}
 	}
 	if a := tc.Approval; a != nil {
 		lines, binds = appendApproval(lines, binds, threadID, a)

@@ -25,13 +25,25 @@ const (
 // ActionOpenTerminal opens the terminal of the tool call named by Arg.
 const ActionOpenTerminal = "open_terminal"
 
-// Texts of the interactive block; the hint names the default key of
-// keymaps.display.terminal.
-const (
-	TerminalWaitingHint = "  ⌨ seems to wait for input — press t to answer"
-	TerminalOpenNote    = "  terminal open in its window (close it, or q there, to come back)"
-	TerminalEndedNote   = "  t shows the terminal's replay"
-)
+// TerminalOpenNote says the block's terminal window is open.
+const TerminalOpenNote = "  terminal open in its window (close it, or q there, to come back)"
+
+// TerminalWaitingHint says the command seems to wait for input, and
+// which key (keymaps.display.terminal; "" when disabled) answers.
+func TerminalWaitingHint(key string) string {
+	if key == "" {
+		return "  ⌨ seems to wait for input (the terminal key, keymaps.display.terminal, is disabled)"
+	}
+	return "  ⌨ seems to wait for input — press " + key + " to answer"
+}
+
+// TerminalEndedNote says key shows a finished command's terminal.
+func TerminalEndedNote(key string) string {
+	if key == "" {
+		return ""
+	}
+	return "  " + key + " shows the terminal's replay"
+}
 
 // appendScreen draws the last ScreenLines lines of an interactive
 // command's screen, and the waiting hint or the open note.
@@ -47,7 +59,7 @@ func appendScreen(lines []Line, tc ToolCall) []Line {
 	case tc.Terminal == TerminalOpen:
 		lines = append(lines, whole(TerminalOpenNote, HlMeta))
 	case tc.Waiting:
-		lines = append(lines, whole(TerminalWaitingHint, HlWarning))
+		lines = append(lines, whole(TerminalWaitingHint(tc.TerminalKey), HlWarning))
 	}
 	return lines
 }
