@@ -23,7 +23,7 @@ import (
 // startInteractive opens the sidebar with a scripted shell whose "ls"
 // is an interactive command played by term, and makes the model run it
 // with interactive set.
-func startInteractive(t *testing.T, bin string, term *memshell.Terminal, extraOptions string) (*nvimtest.Nvim, *providertest.Fake) {
+func startInteractive(t testing.TB, bin string, term *memshell.Terminal, extraOptions string) (*nvimtest.Nvim, *providertest.Fake) {
 	n := nvimtest.Start(t, bin)
 	fake := providertest.New()
 	n.StartHost(host.Options{
