@@ -95,6 +95,7 @@ func TestSetupWithBadOptionsKeepsThePluginUsable(t *testing.T) {
 		var health string
 		n.LuaResult(&health, `return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")`)
 		assert.Contains(t, health, "unknown option 'bogus' (the default is used)")
+		assert.Contains(t, health, "interactive commands: a resized terminal window resizes the command")
 	})
 }
 
