@@ -97,6 +97,24 @@ func TestInteractiveTerminalWindow(t *testing.T) {
 		n.WaitFor("the input to reach the terminal", func() bool { return term.Written() == "Alice\r" },
 			func() string { return fmt.Sprintf("%q", term.Written()) })
 		n.WaitForText("terminal", "Enter your name: Alice") // echoed
+		_, err = n.V.Input("<C-c>")
+		require.NoError(t, err)
+		n.WaitFor("Ctrl-C to reach the terminal", func() bool { return term.Written() == "Alice\r\x03" },
+			func() string { return fmt.Sprintf("%q", term.Written()) })
+
+		// t again focuses the open window instead of opening another.
+		n.FocusRole("display")
+		n.CursorTo("Enter your name")
+		n.Keys("t")
+		n.WaitFor("the terminal window to be focused", func() bool {
+			var cur int
+			n.LuaResult(&cur, `return vim.api.nvim_get_current_win()`)
+			return cur == win
+		}, func() string { return "" })
+		var terminals int
+		n.LuaResult(&terminals, `return #require('magenta.terminal').ids()`)
+		assert.Equal(t, 1, terminals)
+		n.WaitFor("terminal mode", func() bool { return mode(n) == "t" }, func() string { return mode(n) })
 
 		// Resizing the window resizes the PTY.
 		_, err = n.V.Input(`<C-\><C-n>`)
