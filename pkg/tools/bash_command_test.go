@@ -205,6 +205,7 @@ func TestBashCommandInteractiveOption(t *testing.T) {
 func TestBashCommandInteractiveDescription(t *testing.T) {
 	d := BashCommandWith(time.Minute, InteractiveModel).Spec().Description
 	assert.Contains(t, d, "`interactive`: set it to true only")
+	assert.Contains(t, d, "pass one long enough (up to 1m0s)")
 	assert.Contains(t, d, capabilities.TerminalPromptSilence.String())
 	assert.Contains(t, d, fmt.Sprintf("%d×%d", capabilities.TerminalDefaultRows, capabilities.TerminalDefaultCols))
 	assert.Contains(t, d, "Standard input is empty")
