@@ -115,14 +115,15 @@ func (t *Thread) openTerminal(id string) {
 			e = x
 		}
 	}
+	if e != nil && e.term == nil && e.live != nil {
+		// Pressed before the tick that would have seen the terminal.
+		if refreshTerminal(e, e.live.Snapshot(), t.deps.TerminalKey) {
+			t.touch(e)
+		}
+	}
 	if e == nil || e.term == nil {
-		if e != nil && e.live != nil {
-			refreshTerminal(e, e.live.Snapshot(), t.deps.TerminalKey)
-		}
-		if e == nil || e.term == nil {
-			slog.Info("thread: no terminal to open", "entry", id)
-			return
-		}
+		slog.Info("thread: no terminal to open", "entry", id)
+		return
 	}
 	if t.deps.Terminals == nil {
 		t.notice(view.NoticeWarning, "this editor cannot open terminal windows")
