@@ -22,4 +22,9 @@
 // limiter starts them in spawn order, and children report to their parent
 // through a small record and a coalescing signal, never a blocking send,
 // so a parent and its children cannot wait for each other.
+//
+// An interactive command's Terminal (terminal.go) reaches the thread
+// through the call's tools.Live; the tick copies its screen into the
+// block, and the terminal key asks Terminals (the editor) to open its
+// window, which reports back opened and closed as messages.
 package chat
