@@ -50,6 +50,7 @@ M.defaults = {
       deny = "d",
       always = "A", -- approve and remember the exact command for the session
       terminate = "x", -- stop the running tool call under the cursor
+      terminal = "t", -- open an interactive command's terminal (:help magenta-interactive)
     },
   },
   shell = {
@@ -59,6 +60,7 @@ M.defaults = {
     logQuotaBytes = nil, -- all threads' logs (default 1 GB, oldest go first)
     logMaxAgeDays = nil, -- a thread's logs are pruned after (default 7)
     rules = {}, -- extra permission rules, see :help magenta-shell-rules
+    interactive = "model", -- "model" | "always" | "never": who decides that a command gets a terminal (:help magenta-interactive)
   },
   files = {
     -- Extra path rules for the file tools: { path = "/abs/dir", read = true,
@@ -189,8 +191,10 @@ function M.for_host()
       logQuotaBytes = shell.logQuotaBytes,
       logMaxAgeDays = shell.logMaxAgeDays,
       rules = rules,
+      interactive = shell.interactive,
     },
     grep = o.grep,
+    terminalKey = M.terminal_key(o.keymaps),
     subagents = M.subagents_for_host(o.subagents),
     mcpServers = M.mcp_for_host(o.mcpServers),
     environment = o.environment,
@@ -259,6 +263,17 @@ function M.mcp_for_host(servers)
     }
   end
   return out
+end
+
+-- keymaps.display.terminal as the host names it in hints; "" when the
+-- key (or its group) is disabled.
+function M.terminal_key(keymaps)
+  local display = type(keymaps) == "table" and keymaps.display
+  local key = type(display) == "table" and display.terminal
+  if type(key) == "string" then
+    return key
+  end
+  return ""
 end
 
 function M.profile_names()

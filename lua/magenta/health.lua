@@ -40,6 +40,11 @@ function M.check()
   else
     r.error("Neovim " .. version .. " is too old: magenta needs 0.7.2 or newer")
   end
+  if vim.fn.exists("##WinResized") == 1 then
+    r.ok("interactive commands: a resized terminal window resizes the command at once (WinResized)")
+  else
+    r.info("interactive commands: a resized terminal window resizes the command when the cursor changes window (no WinResized before 0.9)")
+  end
 
   r.start("magenta: options")
   if #config.problems == 0 then

@@ -90,6 +90,7 @@ local schema = {
       deny = keymap,
       always = keymap,
       terminate = keymap,
+      terminal = keymap,
     },
   },
   shell = {
@@ -99,6 +100,7 @@ local schema = {
     logQuotaBytes = "number",
     logMaxAgeDays = "number",
     rules = { list = rule_schema, allow_empty = true },
+    interactive = { enum = { "model", "always", "never" } },
   },
   files = { rules = { list = file_rule_schema, allow_empty = true } },
   grep = { rgPath = "string", download = "boolean" },

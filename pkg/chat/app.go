@@ -59,6 +59,8 @@ type AppDeps struct {
 	ContextFiles capabilities.FileIO
 	// OnCompacted: see Deps.
 	OnCompacted func(Compacted)
+	// Terminals opens interactive commands' terminals (see Deps).
+	Terminals Terminals
 }
 
 // App owns the threads and which one is shown. Its methods enqueue work

@@ -43,6 +43,12 @@ type Deps struct {
 	// replaced the history (to persist it); it must not block. Nil: no
 	// one listens.
 	OnCompacted func(Compacted)
+	// Terminals opens interactive commands' terminal windows; nil: the
+	// editor cannot (the key then says so).
+	Terminals Terminals
+	// TerminalKey is the key that opens a terminal (keymaps.display.terminal),
+	// named in the blocks' hints; "" when disabled.
+	TerminalKey string
 	// agents links the thread to the app's sub-agents (zero: none).
 	agents agentDeps
 }

@@ -31,4 +31,8 @@
 // turn, before the turn of messages queued during one, on :Magenta compact, or once after a prompt-too-long answer; the
 // owner swaps the history only when the summary has arrived, and reports
 // it through Deps.OnCompacted.
+// An interactive command's Terminal (terminal.go) reaches the thread
+// through the call's tools.Live; the tick copies its screen into the
+// block, and the terminal key asks Terminals (the editor) to open its
+// window, which reports back opened and closed as messages.
 package chat

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/magenta-nvim/magenta/pkg/capabilities"
 	"github.com/magenta-nvim/magenta/pkg/chat/view"
 	"github.com/magenta-nvim/magenta/pkg/tools"
 )
@@ -53,6 +54,10 @@ type entry struct {
 	liveSeq uint64
 	started time.Time
 	desc    string
+	// An interactive command's terminal, and how it ended ("exited 0";
+	// "" while it runs). Kept after the end, so its window can replay it.
+	term     capabilities.Terminal
+	termExit string
 	// subagents are drawn in a spawn or wait call.
 	subagents []*subagent
 	// fold: thinking and compaction entries.

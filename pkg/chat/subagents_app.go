@@ -106,6 +106,7 @@ func (a *App) threadDeps(env *capabilities.Environment, systemPrompt string) Dep
 		NewProvider: a.deps.NewProvider, SystemPrompt: systemPrompt,
 		OnSummary: a.onSummary, Broker: a.deps.Broker, ContextFiles: a.deps.ContextFiles,
 		Profile: a.profiles.lookup, OnCompacted: a.deps.OnCompacted,
+		Terminals: a.deps.Terminals, TerminalKey: a.opts.TerminalKeyLabel(),
 		agents: agentDeps{app: a, limit: a.agents.limit, basePrompt: systemPrompt},
 	}
 }

@@ -280,6 +280,8 @@ func (t *Thread) onAction(a view.Action) {
 		t.onRemoveContext(a.Arg)
 	case view.ActionToggleEntry:
 		t.toggleFolded(a.Arg)
+	case view.ActionOpenTerminal:
+		t.openTerminal(a.Arg)
 	default:
 		slog.Warn("thread: unknown action", "kind", a.Kind)
 	}

@@ -100,7 +100,8 @@ func (t *Thread) onTick() {
 		if snap.Limit > 0 {
 			running += " of " + snap.Limit.String()
 		}
-		if snap.Seq != e.liveSeq || running != e.tool.Running {
+		termChanged := refreshTerminal(e, snap, t.deps.TerminalKey)
+		if snap.Seq != e.liveSeq || running != e.tool.Running || termChanged {
 			e.liveSeq, e.tool.Running, e.tool.Live = snap.Seq, running, snap.Lines
 			t.touch(e)
 		}
@@ -113,6 +114,7 @@ func (t *Thread) finishTool(e *entry, res toolResult) {
 	if e.cancel != nil {
 		e.cancel()
 	}
+	t.endTerminal(e)
 	e.tool.Status = view.ToolDone
 	if res.IsError {
 		e.tool.Status = view.ToolFailed

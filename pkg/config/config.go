@@ -113,7 +113,17 @@ type Shell struct {
 	LogMaxAgeDays float64 `json:"logMaxAgeDays,omitempty"`
 	// Rules are extra permission rules, decoded by package bashperm.
 	Rules json.RawMessage `json:"rules,omitempty"`
+	// Interactive says who decides whether bash_command runs a command
+	// under a pseudo-terminal: "model" (default), "always" or "never".
+	Interactive string `json:"interactive,omitempty"`
 }
+
+// Values of Shell.Interactive.
+const (
+	InteractiveModel  = "model"
+	InteractiveAlways = "always"
+	InteractiveNever  = "never"
+)
 
 // FileRule is a user rule for the file tools' permissions.
 type FileRule struct {
@@ -153,6 +163,21 @@ type Options struct {
 	// SystemPrompt is appended to magenta's own system prompt.
 	SystemPrompt string `json:"systemPrompt,omitempty"`
 	LogLevel     string `json:"logLevel,omitempty"`
+	// TerminalKey is keymaps.display.terminal as the chat names it in
+	// hints: nil means the default "t", "" that it is disabled.
+	TerminalKey *string `json:"terminalKey,omitempty"`
+}
+
+// DefaultTerminalKey is keymaps.display.terminal's default.
+const DefaultTerminalKey = "t"
+
+// TerminalKeyLabel is the key that opens an interactive command's
+// terminal, "" when disabled.
+func (o Options) TerminalKeyLabel() string {
+	if o.TerminalKey == nil {
+		return DefaultTerminalKey
+	}
+	return *o.TerminalKey
 }
 
 // Decode parses options sent by the Lua side (JSON-encoded there, so
@@ -221,6 +246,11 @@ func (o Options) Validate() error {
 	}
 	if o.Shell.LogMaxBytes < 0 || o.Shell.LogQuotaBytes < 0 || o.Shell.LogMaxAgeDays < 0 {
 		return fmt.Errorf("magenta options: shell.logMaxBytes, shell.logQuotaBytes and shell.logMaxAgeDays must not be negative")
+	}
+	switch o.Shell.Interactive {
+	case "", InteractiveModel, InteractiveAlways, InteractiveNever:
+	default:
+		return fmt.Errorf("magenta options: shell.interactive: %q is not one of %q, %q, %q", o.Shell.Interactive, InteractiveModel, InteractiveAlways, InteractiveNever)
 	}
 	if o.Shell.LogRoot != "" && !filepath.IsAbs(o.Shell.LogRoot) {
 		return fmt.Errorf("magenta options: shell.logRoot: %q must be an absolute path", o.Shell.LogRoot)

@@ -22,6 +22,8 @@ func TestDecode(t *testing.T) {
 		{`{"profiles":[{"name":"a","provider":"openai","model":"m","pricing":{"input":-1,"output":15}}]}`, "profiles[1].pricing.input: must be a non-negative number"},
 		{`{"profiles":[{"name":"a","provider":"openai","model":"m","pricing":{"input":1,"output":1,"cacheWrite":-0.5}}]}`, "profiles[1].pricing.cacheWrite: must be a non-negative number"},
 		{`{"profiles":[{"name":"a","provider":"openai","model":"m","pricing":{"input":"3"}}]}`, "magenta options: json"},
+		{`{"profiles":[{"name":"a","provider":"openai","model":"m"}],"shell":{"interactive":"always"}}`, ""},
+		{`{"profiles":[{"name":"a","provider":"openai","model":"m"}],"shell":{"interactive":"sometimes"}}`, `shell.interactive: "sometimes" is not one of "model", "always", "never"`},
 		{`{"profiles":"x"}`, "magenta options: json"},
 		{`not json`, "magenta options:"},
 	}

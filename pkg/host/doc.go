@@ -19,6 +19,12 @@
 // display buffer with one nvim_exec_lua call per frame, at most one frame
 // every FrameInterval, so streaming never floods the editor.
 //
+// Interactive commands' terminal windows (terminal.go) are the third
+// direction: a per-window sender goroutine feeds a terminal buffer made
+// by lua/magenta/terminal.lua with the command's raw output, a writer
+// goroutine hands it the keys typed there and the window's size; the
+// terminal_* events only enqueue.
+//
 // Every handler and goroutine here recovers panics and reports them: the
 // host lives as long as the editor and must never take it down.
 package host

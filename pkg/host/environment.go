@@ -60,7 +60,11 @@ func (h *Host) environment(opts config.Options, cwd, dataDir string) (*capabilit
 	if w := inner.Warning(); w != "" {
 		h.warnOnce(w)
 	}
-	env.Shell = guard.NewShell(inner, guard.ShellOptions{
+	var shell capabilities.Shell = inner
+	if h.opts.Shell != nil {
+		shell = h.opts.Shell
+	}
+	env.Shell = guard.NewShell(shell, guard.ShellOptions{
 		Workspace: workspace, Cwd: env.Cwd,
 		Broker: h.broker, Remembered: h.remembered,
 		Check: func(command, cwd string) guard.BashVerdict {
@@ -85,7 +89,7 @@ func (h *Host) environment(opts config.Options, cwd, dataDir string) (*capabilit
 	env.LSP, env.Diagnostics, env.LSPRunning = h.lsp, h.lsp, h.lsp.Running
 	reg := h.opts.Tools
 	if reg == nil {
-		reg = tools.Builtin(tools.Config{MaxShellTimeout: opts.MaxShellTimeout()})
+		reg = tools.Builtin(tools.Config{MaxShellTimeout: opts.MaxShellTimeout(), ShellInteractive: opts.Shell.Interactive})
 	}
 	return env, h.withMCP(opts, reg), nil
 }

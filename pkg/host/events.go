@@ -45,6 +45,18 @@ func (e event) str(key string) string {
 	return s
 }
 
+// bytes reads a string field that may arrive as msgpack str or bin
+// (raw terminal input is not always UTF-8).
+func (e event) bytes(key string) string {
+	switch v := e.payload[key].(type) {
+	case string:
+		return v
+	case []byte:
+		return string(v)
+	}
+	return ""
+}
+
 // strs reads a list of strings, skipping anything else.
 func (e event) strs(key string) []string {
 	list, _ := e.payload[key].([]any)

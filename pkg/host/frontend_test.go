@@ -34,6 +34,8 @@ func TestSetupValidatesOptions(t *testing.T) {
 		{`{ profiles = { { name = "x", provider = "anthropic", model = "m", thinking = { budgetTokens = "big" } } } }`, "option 'profiles[1].thinking.budgetTokens' must be number, got string"},
 		{`{ profiles = { { name = "x", provider = "openai", model = "m", reasoningEffort = "max" } } }`, "option 'profiles[1].reasoningEffort' must be one of low, medium, high, got \"max\""},
 		{`{ profiles = { { name = "x", provider = "openai", model = "m", compactAt = "80%" } } }`, "option 'profiles[1].compactAt' must be number, got string"},
+		{`{ shell = { interactive = "sometimes" } }`, "option 'shell.interactive' must be one of model, always, never, got \"sometimes\""},
+		{`{ keymaps = { display = { terminal = 1 } } }`, "option 'keymaps.display.terminal' must be string or false, got number"},
 		{`{ host = { requestTimeout = "5s" } }`, "option 'host.requestTimeout' must be number, got string"},
 		{`"not a table"`, "setup() takes a table of options, got string"},
 	}
@@ -107,6 +109,7 @@ func TestSetupWithBadOptionsKeepsThePluginUsable(t *testing.T) {
 		var health string
 		n.LuaResult(&health, `return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")`)
 		assert.Contains(t, health, "unknown option 'bogus' (the default is used)")
+		assert.Contains(t, health, "interactive commands: a resized terminal window resizes the command")
 	})
 }
 
@@ -199,7 +202,7 @@ func TestHelpFile(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(doc, "magenta.txt"), text, 0o644))
 		n.Command("helptags " + doc)
 		n.Command("set rtp^=" + filepath.Dir(doc))
-		for _, tag := range []string{"magenta", "magenta.setup()", ":Magenta-toggle", "magenta-options-profiles", "magenta-keymaps"} {
+		for _, tag := range []string{"magenta", "magenta.setup()", ":Magenta-toggle", "magenta-options-profiles", "magenta-keymaps", "magenta-interactive"} {
 			n.Command("help " + tag)
 			n.Command("helpclose")
 		}
@@ -253,7 +256,7 @@ func TestShellOptionsReachTheTools(t *testing.T) {
 		require.NoError(t, os.Mkdir(planted, 0o755))
 		logRoot := filepath.Join(n.Dir, "logs")
 		require.NoError(t, os.Symlink(planted, logRoot))
-		n.Setup(`{ shell = { maxTimeout = 42, logRoot = "` + logRoot + `", logMaxBytes = 1000000 } }`)
+		n.Setup(`{ shell = { maxTimeout = 42, logRoot = "` + logRoot + `", logMaxBytes = 1000000, interactive = "never" } }`)
 		n.Command("Magenta toggle")
 		n.Type("hi")
 		n.Keys("<CR>")
@@ -266,6 +269,7 @@ func TestShellOptionsReachTheTools(t *testing.T) {
 		}
 		assert.Contains(t, desc, "42s")
 		assert.NotContains(t, desc, "10m0s")
+		assert.Contains(t, desc, "turned off by the user", "shell.interactive reaches the tool")
 		call.Reply("ok")
 		n.WaitFor("the log-root warning", func() bool {
 			return strings.Contains(n.Messages(), "logs-")

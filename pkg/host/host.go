@@ -15,6 +15,7 @@ import (
 
 	"github.com/magenta-nvim/magenta/pkg/approval"
 	"github.com/magenta-nvim/magenta/pkg/bashperm"
+	"github.com/magenta-nvim/magenta/pkg/capabilities"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/docker"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/guard"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/localfs"
@@ -44,6 +45,10 @@ type Options struct {
 	Tools *tools.Registry
 	// Editor replaces the RPC editor (tests of the host without Neovim).
 	Editor Editor
+	// Shell replaces the local shell under the permission guard (tests:
+	// a scripted memshell, whose interactive commands have a scripted
+	// Terminal).
+	Shell capabilities.Shell
 }
 
 // Host serves one Neovim connection.
@@ -66,6 +71,8 @@ type Host struct {
 	lsp *lsp.Adapter
 	// inline runs inline edits, one per buffer (see inline.go).
 	inline *inline.Manager
+	// terms are interactive commands' terminal windows (terminal.go).
+	terms *terminals
 
 	mu      sync.Mutex
 	app     *chat.App
@@ -108,6 +115,7 @@ func New(nv *nvim.Nvim, opts Options) *Host {
 		lsp: lsp.New(nv),
 	}
 	h.inline = inline.NewManager(inlineSink{nv: nv, renderer: h.renderer})
+	h.terms = newTerminals(ctx, nvimTermEditor{nv}, h.warnOnce)
 	return h
 }
 
@@ -174,6 +182,7 @@ func (h *Host) close() {
 	h.inline.Close()
 	h.closeMCP()
 	h.cancel()
+	h.terms.Wait()
 	h.renderer.Close()
 }
 
@@ -228,6 +237,9 @@ func (h *Host) onEvent(args []any) {
 	}
 	if ev.name == "request" {
 		h.answerAsync(ev)
+		return
+	}
+	if h.terminalEvent(ev) {
 		return
 	}
 	if ev.name == "display" {
@@ -331,6 +343,7 @@ func (h *Host) attach(ev event) {
 		SystemPrompt: chat.SystemPrompt(env.Cwd, opts.SystemPrompt),
 		Broker:       h.broker,
 		ContextFiles: nvimbuf.New(h.nv, localfs.New()),
+		Terminals:    h.terms,
 	})
 	if err != nil {
 		h.initErr = err

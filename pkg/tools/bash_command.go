@@ -31,16 +31,43 @@ type BashCommandParams struct {
 	Timeout     int    `json:"timeout,omitempty" jsonschema:"timeout in milliseconds (optional)"`
 	Workdir     string `json:"workdir,omitempty" jsonschema:"working directory, relative to the workspace root (optional)"`
 	Description string `json:"description,omitempty" jsonschema:"a few words on what the command does, shown to the user"`
+	Interactive bool   `json:"interactive,omitempty" jsonschema:"run it in a terminal the user can type into (prompts, REPLs); see the description"`
 }
+
+// Values of the shell.interactive option: who decides whether a command
+// runs under a pseudo-terminal.
+const (
+	// InteractiveModel lets the model ask per call (the default).
+	InteractiveModel = "model"
+	// InteractiveAlways runs every command under a terminal.
+	InteractiveAlways = "always"
+	// InteractiveNever never does; the parameter is ignored.
+	InteractiveNever = "never"
+)
 
 type bashCommand struct {
 	Tool
 }
 
 // BashCommand returns the bash_command tool; maxTimeout is the configured
-// cap for per-call timeouts, quoted in the description.
+// cap for per-call timeouts, quoted in the description; the model decides
+// which commands are interactive.
 func BashCommand(maxTimeout time.Duration) Tool {
+	return BashCommandWith(maxTimeout, InteractiveModel)
+}
+
+// BashCommandWith is BashCommand with the shell.interactive option
+// (InteractiveModel, InteractiveAlways or InteractiveNever; "" is
+// InteractiveModel).
+func BashCommandWith(maxTimeout time.Duration, interactive string) Tool {
+	if interactive == "" {
+		interactive = InteractiveModel
+	}
 	data := map[string]any{
+		"Interactive":    interactive,
+		"PromptSilence":  capabilities.TerminalPromptSilence.String(),
+		"TermRows":       capabilities.TerminalDefaultRows,
+		"TermCols":       capabilities.TerminalDefaultCols,
 		"DefaultTimeout": capabilities.ShellDefaultTimeout.String(),
 		"MaxTimeout":     maxTimeout.String(),
 		"Grace":          capabilities.ShellTerminateGrace.String(),
@@ -51,7 +78,7 @@ func BashCommand(maxTimeout time.Duration) Tool {
 		"CharBudget":     BashCharBudget,
 	}
 	run := func(ctx context.Context, call Call, p BashCommandParams) Result {
-		return runBash(ctx, call, p, maxTimeout)
+		return runBash(ctx, call, p, maxTimeout, interactive)
 	}
 	return &bashCommand{Tool: MustTyped("bash_command", bashCommandDescription, data, run)}
 }
@@ -75,7 +102,7 @@ func (*bashCommand) Describe(input []byte) (summary, detail string) {
 
 // runBash runs one call; maxTimeout caps the limit shown with the timer
 // until the shell, once the command starts, reports the one it applies.
-func runBash(ctx context.Context, call Call, p BashCommandParams, maxTimeout time.Duration) Result {
+func runBash(ctx context.Context, call Call, p BashCommandParams, maxTimeout time.Duration, interactive string) Result {
 	if strings.TrimSpace(p.Command) == "" {
 		return Errorf("command must not be empty")
 	}
@@ -103,7 +130,9 @@ func runBash(ctx context.Context, call Call, p BashCommandParams, maxTimeout tim
 		OnOutput: func(l capabilities.OutputLine) {
 			call.Live.AddLine(l.Text)
 		},
-		OnStart: call.Live.SetLimit,
+		OnStart:     call.Live.SetLimit,
+		Interactive: wantsTerminal(p.Interactive, interactive),
+		OnTerminal:  call.Live.SetTerminal,
 	})
 	if errors.Is(err, capabilities.ErrPermissionDenied) {
 		var denied *capabilities.DeniedError
@@ -118,6 +147,8 @@ func runBash(ctx context.Context, call Call, p BashCommandParams, maxTimeout tim
 	}
 	text, status := FormatBashResult(res)
 	text, status = confinementNote(res, text, status)
+	text, status = terminalNote(res, text, status)
+	call.Live.EndTerminal(terminalExit(res))
 	return Result{Text: text, IsError: res.ExitCode != 0 || res.Signal != "", Summary: status, LogPath: res.LogPath}
 }
 
@@ -135,6 +166,41 @@ func confinementNote(res *capabilities.ExecResult, text, status string) (string,
 		text = "It ran in the sandbox (workspace writable; home secrets hidden; network per sandbox.network).\n" + text
 	}
 	return text, status
+}
+
+// wantsTerminal applies the shell.interactive option to the model's ask.
+func wantsTerminal(asked bool, mode string) bool {
+	switch mode {
+	case InteractiveAlways:
+		return true
+	case InteractiveNever:
+		return false
+	}
+	return asked
+}
+
+// terminalNote tells the model how an interactive command ran: without a
+// terminal after all, or ended while it seemed to wait for input (so it
+// learns to avoid the prompt next time).
+func terminalNote(res *capabilities.ExecResult, text, status string) (string, string) {
+	if res.NotInteractive != "" {
+		text = "It ran without a terminal (not interactive: " + res.NotInteractive + "); its standard input was empty.\n" + text
+		status += " · not interactive"
+	}
+	if res.WaitingForInput {
+		text = "It was ended while it seemed to wait for input (silent, its screen ending in a prompt). Next time avoid the prompt: pass flags such as -y, --yes or --no-input, or give the answers through a pipe (printf 'y\\n' | command).\n" + text
+		status += " · was waiting for input"
+	}
+	return text, status
+}
+
+// terminalExit is the line a terminal window shows when its command has
+// ended: "exited 0", "killed by SIGTERM".
+func terminalExit(res *capabilities.ExecResult) string {
+	if res.Signal != "" {
+		return "killed by " + res.Signal
+	}
+	return fmt.Sprintf("exited %d", res.ExitCode)
 }
 
 // FormatBashResult renders a result for the model, and a one-line status

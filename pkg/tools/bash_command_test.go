@@ -178,3 +178,63 @@ func TestLive(t *testing.T) {
 	assert.Equal(t, []string{"3", "4", "5", "6", "7"}, s.Lines)
 	assert.Equal(t, 8, s.Total)
 }
+
+func TestBashCommandInteractiveOption(t *testing.T) {
+	for _, tc := range []struct {
+		mode  string
+		asked bool
+		want  bool
+	}{
+		{InteractiveModel, true, true}, {InteractiveModel, false, false}, {"", true, true},
+		{InteractiveAlways, false, true}, {InteractiveNever, true, false},
+	} {
+		sh := &fakeShell{res: &capabilities.ExecResult{}}
+		env := &capabilities.Environment{Cwd: "/ws", Shell: sh}
+		reg, err := NewRegistry(BashCommandWith(time.Minute, tc.mode))
+		require.NoError(t, err)
+		input := `{"command":"npm init"}`
+		if tc.asked {
+			input = `{"command":"npm init","interactive":true}`
+		}
+		reg.Run(context.Background(), "bash_command", Call{ID: "tu", Input: json.RawMessage(input), Env: env, Live: &Live{}})
+		assert.Equal(t, tc.want, sh.got.Interactive, "mode %q asked %v", tc.mode, tc.asked)
+		assert.NotNil(t, sh.got.OnTerminal)
+	}
+}
+
+func TestBashCommandInteractiveDescription(t *testing.T) {
+	d := BashCommandWith(time.Minute, InteractiveModel).Spec().Description
+	assert.Contains(t, d, "`interactive`: set it to true only")
+	assert.Contains(t, d, "pass one long enough (up to 1m0s)")
+	assert.Contains(t, d, capabilities.TerminalPromptSilence.String())
+	assert.Contains(t, d, fmt.Sprintf("%d×%d", capabilities.TerminalDefaultRows, capabilities.TerminalDefaultCols))
+	assert.Contains(t, d, "Standard input is empty")
+	assert.Contains(t, BashCommandWith(time.Minute, InteractiveNever).Spec().Description, "turned off by the user")
+	always := BashCommandWith(time.Minute, InteractiveAlways).Spec().Description
+	assert.Contains(t, always, "Every command runs in a terminal")
+	assert.NotContains(t, always, "Standard input is empty")
+}
+
+func TestBashCommandInteractiveResultNotes(t *testing.T) {
+	sh := &fakeShell{res: &capabilities.ExecResult{Interactive: true, NotInteractive: "no pseudo-terminal: out of ptys", ExitCode: 0}}
+	res := runBashTool(t, sh, `{"command":"npm init","interactive":true}`)
+	assert.Contains(t, res.Text, "It ran without a terminal (not interactive: no pseudo-terminal: out of ptys)")
+	assert.Contains(t, res.Summary, "not interactive")
+
+	sh = &fakeShell{res: &capabilities.ExecResult{Interactive: true, WaitingForInput: true, TimedOut: true, ExitCode: -1, Signal: "SIGTERM"}}
+	res = runBashTool(t, sh, `{"command":"npm init","interactive":true}`)
+	assert.True(t, res.IsError)
+	assert.Contains(t, res.Text, "ended while it seemed to wait for input")
+	assert.Contains(t, res.Text, "-y")
+	assert.Contains(t, res.Text, `printf 'y\n' | command`)
+	assert.Contains(t, res.Summary, "was waiting for input")
+}
+
+func TestLiveTerminal(t *testing.T) {
+	var l Live
+	l.EndTerminal("exited 0")
+	assert.Equal(t, "", l.Snapshot().TerminalExit, "no terminal, no exit line")
+	var nilLive *Live
+	nilLive.SetTerminal(nil)
+	nilLive.EndTerminal("x")
+}

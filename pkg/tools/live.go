@@ -3,6 +3,8 @@ package tools
 import (
 	"sync"
 	"time"
+
+	"github.com/magenta-nvim/magenta/pkg/capabilities"
 )
 
 // LiveLines is how many recent output lines a running tool shows.
@@ -18,6 +20,37 @@ type Live struct {
 	total  int
 	status string
 	limit  time.Duration
+	// term is an interactive command's terminal; termExit says how it
+	// ended ("exited 0") once it has.
+	term     capabilities.Terminal
+	termExit string
+}
+
+// SetTerminal records the terminal of an interactive command (a Shell's
+// ExecOptions.OnTerminal), so the chat can show its screen and open it.
+func (l *Live) SetTerminal(t capabilities.Terminal) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	l.term = t
+	l.seq++
+	l.mu.Unlock()
+}
+
+// EndTerminal records how the interactive command ended ("exited 0"),
+// shown at the end of its terminal window. Without a terminal it does
+// nothing.
+func (l *Live) EndTerminal(exit string) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	if l.term != nil {
+		l.termExit = exit
+		l.seq++
+	}
+	l.mu.Unlock()
 }
 
 // SetLimit tells the chat the call's time limit, shown with its timer.
@@ -68,6 +101,10 @@ type LiveSnapshot struct {
 	Total  int
 	Status string
 	Limit  time.Duration
+	// Terminal is the interactive command's terminal (nil: none), and
+	// TerminalExit how it ended ("" while it runs).
+	Terminal     capabilities.Terminal
+	TerminalExit string
 }
 
 // Snapshot copies the current state.
@@ -77,7 +114,8 @@ func (l *Live) Snapshot() LiveSnapshot {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return LiveSnapshot{Seq: l.seq, Lines: append([]string(nil), l.lines...), Total: l.total, Status: l.status, Limit: l.limit}
+	return LiveSnapshot{Seq: l.seq, Lines: append([]string(nil), l.lines...), Total: l.total, Status: l.status, Limit: l.limit,
+		Terminal: l.term, TerminalExit: l.termExit}
 }
 
 // Describer is implemented by tools that can summarise a call for the

@@ -68,6 +68,8 @@ const DefaultMaxShellTimeout = 10 * time.Minute
 // Config is what the built-in tools take from the user's options.
 type Config struct {
 	MaxShellTimeout time.Duration
+	// ShellInteractive is the shell.interactive option ("" = "model").
+	ShellInteractive string
 }
 
 // Default returns the registry of every built-in tool with default
@@ -79,7 +81,7 @@ func Builtin(cfg Config) *Registry {
 	if cfg.MaxShellTimeout <= 0 {
 		cfg.MaxShellTimeout = DefaultMaxShellTimeout
 	}
-	r, err := NewRegistry(ThreadTitle(), BashCommand(cfg.MaxShellTimeout), Grep(), WebFetch(), GetFile(), EditFile(), WriteFile(),
+	r, err := NewRegistry(ThreadTitle(), BashCommandWith(cfg.MaxShellTimeout, cfg.ShellInteractive), Grep(), WebFetch(), GetFile(), EditFile(), WriteFile(),
 		Hover(), FindReferences(), Diagnostics())
 	if err != nil {
 		panic(err)

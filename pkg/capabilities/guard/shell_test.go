@@ -161,3 +161,34 @@ func TestAlwaysCoversTheCommandInItsWorkingDirectoryOnly(t *testing.T) {
 	}
 	assert.Len(t, inner.ran(), 3)
 }
+
+// optsShell keeps the options of the last call.
+type optsShell struct{ got capabilities.ExecOptions }
+
+func (o *optsShell) Execute(_ context.Context, _ string, opts capabilities.ExecOptions) (*capabilities.ExecResult, error) {
+	o.got = opts
+	return &capabilities.ExecResult{}, nil
+}
+
+// The interactive fields reach the inner shell unchanged, allowed or
+// approved.
+func TestShellPassesInteractiveOptions(t *testing.T) {
+	inner := &optsShell{}
+	b := approval.NewBroker(nil)
+	s := NewShell(inner, ShellOptions{Workspace: "/ws", Cwd: "/ws", Check: onlyLs, Broker: b, Remembered: NewRemembered()})
+	called := false
+	opts := capabilities.ExecOptions{Interactive: true, OnTerminal: func(capabilities.Terminal) { called = true }}
+	_, err := s.Execute(context.Background(), "ls", opts)
+	require.NoError(t, err)
+	assert.True(t, inner.got.Interactive)
+	require.NotNil(t, inner.got.OnTerminal)
+	inner.got.OnTerminal(nil)
+	assert.True(t, called)
+
+	inner.got = capabilities.ExecOptions{}
+	go answerNext(t, b, approval.Allow)
+	_, err = s.Execute(context.Background(), "npm init", opts)
+	require.NoError(t, err)
+	assert.True(t, inner.got.Interactive)
+	assert.NotNil(t, inner.got.OnTerminal)
+}

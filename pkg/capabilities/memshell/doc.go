@@ -15,4 +15,9 @@
 // ExecOptions.Sandbox is recorded with the call and honoured like a real
 // sandbox would: the result is Confined, and a Script's Blocked is
 // reported only for a confined run.
+//
+// A Script's Terminal plays an interactive command (ExecOptions.Interactive)
+// without a pseudo-terminal: the test drives the command's side of a
+// scripted Terminal (output, screen, waiting for input, exit) and reads
+// what the user's side wrote and how it resized it.
 package memshell

@@ -29,6 +29,14 @@ type Script struct {
 	// (Cancelled) or the call's Timeout passes (TimedOut); the result then
 	// says the command was ended by SIGTERM, like a real shell's.
 	Block bool
+	// Terminal, when set, plays an interactive command: a call with
+	// ExecOptions.Interactive hands it to OnTerminal, streams Lines, and
+	// waits until the test calls Terminal.Exit (its code is the exit
+	// code), ctx is done (Cancelled) or the call's Timeout passes
+	// (TimedOut); WaitingForInput is reported when it was ended while
+	// the terminal said so. A Terminal plays one call. A call without
+	// Interactive runs the script as if Terminal were not set.
+	Terminal *Terminal
 }
 
 // Call is one recorded Execute call.
@@ -97,6 +105,9 @@ func (s *Shell) Execute(ctx context.Context, command string, opts capabilities.E
 			opts.OnOutput(l)
 		}
 	}
+	if sc.Terminal != nil && opts.Interactive {
+		return s.playTerminal(ctx, sc.Terminal, opts, res), nil
+	}
 	if sc.Block {
 		var timeout <-chan time.Time
 		if opts.Timeout > 0 {
@@ -115,6 +126,32 @@ func (s *Shell) Execute(ctx context.Context, command string, opts capabilities.E
 		}
 	}
 	return &res, nil
+}
+
+// playTerminal waits for the scripted interactive command to end.
+func (s *Shell) playTerminal(ctx context.Context, term *Terminal, opts capabilities.ExecOptions, res capabilities.ExecResult) *capabilities.ExecResult {
+	res.Interactive = true
+	if opts.OnTerminal != nil {
+		opts.OnTerminal(term)
+	}
+	var timeout <-chan time.Time
+	if opts.Timeout > 0 {
+		t := time.NewTimer(opts.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	select {
+	case <-term.exited:
+		res.ExitCode = term.exitCode()
+		return &res
+	case <-ctx.Done():
+		res.Cancelled = true
+	case <-timeout:
+		res.TimedOut = true
+	}
+	res.WaitingForInput = term.stop()
+	res.ExitCode, res.Signal = -1, "SIGTERM"
+	return &res
 }
 
 func (s *Shell) match(command string) (Script, bool) {

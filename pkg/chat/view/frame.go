@@ -41,6 +41,8 @@ const (
 	KeyAlways  Key = "always"
 	// KeyTerminate stops the tool call under the cursor.
 	KeyTerminate Key = "terminate"
+	// KeyTerminal (t) opens an interactive command's terminal window.
+	KeyTerminal Key = "terminal"
 )
 
 // Action is what a binding asks its owner to do. Target is the thread id,

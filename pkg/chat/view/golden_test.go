@@ -56,6 +56,23 @@ func TestGoldenThread(t *testing.T) {
 	goldentest.Assert(t, "testdata/thread.golden", dump(sampleThread()))
 }
 
+// An interactive command: the last ScreenLines lines of its screen, the
+// waiting hint, the open note, and the terminal binding.
+func TestGoldenInteractive(t *testing.T) {
+	screen := []string{"line 1", "line 2", "line 3", "line 4", "line 5", "line 6", "line 7", "line 8", "line 9", "Enter your name: "}
+	f := &Frame{Sections: []*Section{
+		RenderToolCall("T", "e1", 1, ToolCall{Name: "bash_command", Status: ToolRunning, Summary: "ask a name", Detail: "$ ./ask.sh", Running: "5s of 2m0s",
+			Live: []string{"not shown"}, Screen: screen, Waiting: true, Terminal: TerminalAvailable, TerminalKey: "t"}),
+		RenderToolCall("T", "e2", 1, ToolCall{Name: "bash_command", Status: ToolRunning, Summary: "python", Detail: "$ python3", Running: "1s of 2m0s",
+			Screen: []string{">>> 1+1", "2", ">>> "}, Waiting: true, Terminal: TerminalOpen, TerminalKey: "t"}),
+		RenderToolCall("T", "e3", 1, ToolCall{Name: "bash_command", Status: ToolDone, Summary: "ask a name — exit code 0 after 9s", Detail: "$ ./ask.sh",
+			Screen: screen, Terminal: TerminalAvailable, TerminalKey: "<leader>T", LogPath: "/tmp/magenta/threads/T/tools/tu/bashCommand.log"}),
+		RenderToolCall("T", "e4", 1, ToolCall{Name: "bash_command", Status: ToolRunning, Summary: "no key", Detail: "$ ./ask.sh", Running: "5s of 2m0s",
+			Screen: []string{"Password:"}, Waiting: true, Terminal: TerminalAvailable}),
+	}}
+	goldentest.Assert(t, "testdata/interactive.golden", dump(f))
+}
+
 func TestGoldenThreadList(t *testing.T) {
 	f := RenderThreadList([]ThreadSummary{
 		{ID: "0193a1b2-c3d4-7aaa-8000-000000000001", Title: "Fix the parser", Status: "idle", Profile: "claude"},

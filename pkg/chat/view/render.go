@@ -196,6 +196,15 @@ type ToolCall struct {
 	// Subagents are the sub-agents the call spawned or waits for.
 	Subagents []SubagentLine
 	Expanded  bool
+	// An interactive command's terminal (see terminal.go): the last
+	// lines of its screen, whether it seems to wait for input, and
+	// whether its window can be opened or is open.
+	Screen   []string
+	Waiting  bool
+	Terminal TerminalState
+	// TerminalKey is the key that opens the terminal, as the user
+	// configured it ("" when disabled).
+	TerminalKey string
 }
 
 // Approval is a pending question drawn inside the tool call that waits.
@@ -257,8 +266,20 @@ func RenderToolCall(threadID, id string, version uint64, tc ToolCall) *Section {
 		lines = append(lines, whole("  "+oneLine(tc.Detail), HlMeta))
 	}
 	if tc.Status == ToolRunning && tc.Approval == nil {
-		for _, l := range tc.Live {
-			lines = append(lines, Line{Text: "  │ " + oneLine(l)})
+		if tc.Terminal != TerminalNone {
+			lines = appendScreen(lines, tc)
+		} else {
+			for _, l := range tc.Live {
+				lines = append(lines, Line{Text: "  │ " + oneLine(l)})
+			}
+		}
+	} else if tc.Status >= ToolDone && tc.Terminal != TerminalNone {
+		note := TerminalEndedNote(tc.TerminalKey)
+		if tc.Terminal == TerminalOpen {
+			note = TerminalOpenNote
+		}
+		if note != "" {
+			lines = append(lines, whole(note, HlMeta))
 		}
 	}
 	if a := tc.Approval; a != nil {
@@ -290,6 +311,9 @@ func RenderToolCall(threadID, id string, version uint64, tc ToolCall) *Section {
 	binds = append(binds,
 		Binding{Start: 0, End: block, Key: KeyToggle, Action: toggle},
 		Binding{Start: 0, End: block, Key: KeyActivate, Action: toggle})
+	if tc.Terminal != TerminalNone {
+		binds = append(binds, Binding{Start: 0, End: block, Key: KeyTerminal, Action: Action{Target: threadID, Kind: ActionOpenTerminal, Arg: id}})
+	}
 	if tc.Status == ToolRunning {
 		binds = append(binds, Binding{Start: 0, End: block, Key: KeyTerminate, Action: Action{Target: threadID, Kind: "terminate_tool", Arg: id}})
 	}
