@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -29,6 +30,28 @@ type ServerConfig struct {
 	Allow []string
 	// Timeout bounds one call (DefaultTimeout when zero).
 	Timeout time.Duration
+	// SSE speaks the older HTTP+SSE transport to URL instead of
+	// streamable HTTP (a project file's "type": "sse").
+	SSE bool
+	// Source says where the server was configured: SourceSetup or
+	// SourceProject.
+	Source string
+	// Problem, when set, is why the server cannot start (a variable its
+	// project file names is not set); starting it fails with it.
+	Problem string
+}
+
+// Where a server was configured.
+const (
+	SourceSetup   = "setup"
+	SourceProject = ".mcp.json"
+)
+
+func (c ServerConfig) source() string {
+	if c.Source == "" {
+		return SourceSetup
+	}
+	return c.Source
 }
 
 func (c ServerConfig) timeout() time.Duration {
@@ -36,6 +59,17 @@ func (c ServerConfig) timeout() time.Duration {
 		return c.Timeout
 	}
 	return DefaultTimeout
+}
+
+// transportName is how :Magenta mcp names the transport.
+func (c ServerConfig) transportName() string {
+	switch {
+	case c.URL != "" && c.SSE:
+		return "sse"
+	case c.URL != "":
+		return "http"
+	}
+	return "stdio"
 }
 
 func (c ServerConfig) allows(tool string) bool {
@@ -51,6 +85,8 @@ func (c ServerConfig) allows(tool string) bool {
 // process, whose group the caller kills on stop, and its stderr's tail.
 func (c ServerConfig) transport() (sdk.Transport, *exec.Cmd, *stderrTail, error) {
 	switch {
+	case c.Problem != "":
+		return nil, nil, nil, errors.New(c.Problem)
 	case c.Command != "":
 		cmd := exec.Command(c.Command, c.Args...)
 		cmd.Dir = c.Cwd
@@ -69,6 +105,9 @@ func (c ServerConfig) transport() (sdk.Transport, *exec.Cmd, *stderrTail, error)
 		return &sdk.CommandTransport{Command: cmd, TerminateDuration: time.Second}, cmd, tail, nil
 	case c.URL != "":
 		client := &http.Client{Transport: headerTransport{headers: c.Headers, inner: http.DefaultTransport}}
+		if c.SSE {
+			return &sdk.SSEClientTransport{Endpoint: c.URL, HTTPClient: client}, nil, nil, nil
+		}
 		return &sdk.StreamableClientTransport{Endpoint: c.URL, HTTPClient: client, MaxRetries: -1}, nil, nil, nil
 	}
 	return nil, nil, nil, fmt.Errorf("mcpServers.%s: needs a command or a url", c.Name)
