@@ -35,6 +35,10 @@ type Deps struct {
 	// ContextFiles reads the files the user attaches (no permission
 	// check: attaching is the user's consent); nil disables them.
 	ContextFiles capabilities.FileIO
+	// MCP, when set, says which MCP servers are starting or failed, for
+	// the header. It is called for every frame, from the thread
+	// goroutine: it must be cheap and safe for concurrent use.
+	MCP func() view.MCPLine
 	// agents links the thread to the app's sub-agents (zero: none).
 	agents agentDeps
 }
