@@ -185,7 +185,7 @@ func TestHelpFile(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(doc, "magenta.txt"), text, 0o644))
 		n.Command("helptags " + doc)
 		n.Command("set rtp^=" + filepath.Dir(doc))
-		for _, tag := range []string{"magenta", "magenta.setup()", ":Magenta-toggle", "magenta-options-profiles", "magenta-keymaps"} {
+		for _, tag := range []string{"magenta", "magenta.setup()", ":Magenta-toggle", "magenta-options-profiles", "magenta-keymaps", "magenta-mcp-project", ":Magenta-mcp-trust"} {
 			n.Command("help " + tag)
 			n.Command("helpclose")
 		}

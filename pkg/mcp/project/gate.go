@@ -72,14 +72,17 @@ type Options struct {
 // its servers to the manager only when trusted. Its methods never block;
 // the work runs on its goroutine, one operation at a time.
 type Gate struct {
-	opts   Options
-	file   string
-	ops    chan op
+	opts Options
+	file string
+	// wake signals (capacity 1) that queue has operations; they run in
+	// the order the user gave them.
+	wake   chan struct{}
 	ctx    context.Context
 	cancel context.CancelFunc
 	done   chan struct{}
 
 	mu      sync.Mutex
+	queue   []op
 	state   State
 	problem string
 	hash    string          // the content the state is about
@@ -102,7 +105,7 @@ func NewGate(opts Options) *Gate {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	g := &Gate{
-		opts: opts, file: filepath.Join(opts.Workspace, FileName), ops: make(chan op, 8),
+		opts: opts, file: filepath.Join(opts.Workspace, FileName), wake: make(chan struct{}, 1),
 		ctx: ctx, cancel: cancel, done: make(chan struct{}),
 		state: StateNotRead, denied: map[string]bool{}, session: map[string]bool{},
 	}
@@ -123,9 +126,20 @@ func (g *Gate) Check() {
 	if g.opts.Off {
 		return
 	}
+	g.enqueue(opCheck)
+}
+
+// enqueue queues o behind the operations already waiting; a check
+// right behind another is dropped (they coalesce).
+func (g *Gate) enqueue(o op) {
+	g.mu.Lock()
+	if o != opCheck || len(g.queue) == 0 || g.queue[len(g.queue)-1] != opCheck {
+		g.queue = append(g.queue, o)
+	}
+	g.mu.Unlock()
 	select {
-	case g.ops <- opCheck:
-	default: // a check is queued already
+	case g.wake <- struct{}{}:
+	default:
 	}
 }
 
@@ -151,12 +165,7 @@ func (g *Gate) command(o op, answer approval.Decision) {
 			}
 		}
 	}
-	go func() {
-		select {
-		case g.ops <- o:
-		case <-g.ctx.Done():
-		}
-	}()
+	g.enqueue(o)
 }
 
 // Status says where the file stands.
@@ -182,8 +191,18 @@ func (g *Gate) run() {
 		select {
 		case <-g.ctx.Done():
 			return
-		case o := <-g.ops:
-			g.safely(o)
+		case <-g.wake:
+			for {
+				g.mu.Lock()
+				if len(g.queue) == 0 || g.ctx.Err() != nil {
+					g.mu.Unlock()
+					break
+				}
+				o := g.queue[0]
+				g.queue = g.queue[1:]
+				g.mu.Unlock()
+				g.safely(o)
+			}
 		}
 	}
 }

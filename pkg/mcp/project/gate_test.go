@@ -1,6 +1,8 @@
 package project
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
@@ -122,7 +124,12 @@ func TestGateAsksOnceThenRemembers(t *testing.T) {
 	if c := r2.last(); len(c) != 1 || c[0].Command != "other" {
 		t.Fatalf("servers %+v", c)
 	}
-	if ok, _ := store.Trusted(ws, g2.hash); !ok {
+	content, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(content)
+	if ok, _ := store.Trusted(ws, hex.EncodeToString(sum[:])); !ok {
 		t.Fatal("the command's trust was not stored")
 	}
 }
