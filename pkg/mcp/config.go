@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -83,7 +84,10 @@ func (c ServerConfig) allows(tool string) bool {
 
 // transport builds the SDK transport; for a command it also returns the
 // process, whose group the caller kills on stop, and its stderr's tail.
-func (c ServerConfig) transport() (sdk.Transport, *exec.Cmd, *stderrTail, error) {
+//
+// life is how long a connection may live (the manager's); the context
+// Connect gets bounds only the start.
+func (c ServerConfig) transport(life context.Context) (sdk.Transport, *exec.Cmd, *stderrTail, error) {
 	switch {
 	case c.Problem != "":
 		return nil, nil, nil, errors.New(c.Problem)
@@ -106,7 +110,7 @@ func (c ServerConfig) transport() (sdk.Transport, *exec.Cmd, *stderrTail, error)
 	case c.URL != "":
 		client := &http.Client{Transport: headerTransport{headers: c.Headers, inner: http.DefaultTransport}}
 		if c.SSE {
-			return &sdk.SSEClientTransport{Endpoint: c.URL, HTTPClient: client}, nil, nil, nil
+			return sseTransport{inner: &sdk.SSEClientTransport{Endpoint: c.URL, HTTPClient: client}, life: life}, nil, nil, nil
 		}
 		return &sdk.StreamableClientTransport{Endpoint: c.URL, HTTPClient: client, MaxRetries: -1}, nil, nil, nil
 	}
@@ -128,4 +132,40 @@ func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		}
 	}
 	return t.inner.RoundTrip(r)
+}
+
+// sseTransport keeps an SSE connection open after the start: the SDK's
+// SSE client ties its event stream to the context Connect gets, which
+// for a start is cancelled once the server is ready. The start's
+// context still aborts a connection that is not made in time.
+type sseTransport struct {
+	inner *sdk.SSEClientTransport
+	life  context.Context
+}
+
+func (t sseTransport) Connect(ctx context.Context) (sdk.Connection, error) {
+	conn, cancel := context.WithCancel(t.life)
+	stop := context.AfterFunc(ctx, cancel)
+	c, err := t.inner.Connect(conn)
+	if !stop() && err == nil { // the start ended while connecting
+		_ = c.Close()
+		err = ctx.Err()
+	}
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	return &sseConn{Connection: c, cancel: cancel}, nil
+}
+
+// sseConn releases the connection's context when it is closed.
+type sseConn struct {
+	sdk.Connection
+	cancel context.CancelFunc
+}
+
+func (c *sseConn) Close() error {
+	err := c.Connection.Close()
+	c.cancel()
+	return err
 }

@@ -72,7 +72,7 @@ func (s *server) need() []tools.Tool {
 func (s *server) start() {
 	defer s.m.changed()
 	s.m.changed()
-	transport, cmd, stderr, err := s.cfg.transport()
+	transport, cmd, stderr, err := s.cfg.transport(s.m.ctx)
 	if err != nil {
 		s.fail(err)
 		return
