@@ -221,3 +221,23 @@ func TestMCPProjectFileMalformedAndFailedHeader(t *testing.T) {
 		assert.Contains(t, mcpText(n), `malformed, nothing of it runs: mcpServers.bad: a stdio server needs "command"`)
 	})
 }
+
+// mcpProjectFile = false: the file is never read, nothing is asked; the
+// option is validated like every other.
+func TestMCPProjectFileOff(t *testing.T) {
+	nvimtest.ForEach(t, func(t *testing.T, bin string) {
+		n, fake := startProject(t, bin, projectFile(t, "x"), `mcpProjectFile = false,`)
+		send(t, n, fake, "hello").Reply("hi")
+		second := send(t, n, fake, "again")
+		assert.False(t, offers(second, "mcp__proj__echo"))
+		second.Reply("ok")
+		assert.NotContains(t, n.Text(n.Buffer("display")), "> YES")
+		servers, proj := mcpState(n)
+		assert.Empty(t, servers)
+		assert.Equal(t, "off", proj.State)
+		assert.Contains(t, mcpText(n), "no MCP servers configured")
+		var msg string
+		n.LuaResult(&msg, `local ok, err = require('magenta.config').set({ mcpProjectFile = "yes" }); return err or ""`)
+		assert.Contains(t, msg, "option 'mcpProjectFile' must be boolean")
+	})
+}
