@@ -146,6 +146,11 @@ func (m *Manager) SetProjectServers(cfgs []ServerConfig) {
 		next = append(next, s)
 		added = append(added, s)
 	}
+	changed := len(added) > 0 || len(old) > 0 || !reflect.DeepEqual(shadowed, m.shadowed)
+	if !changed { // the gate checks often; nothing to redraw
+		m.mu.Unlock()
+		return
+	}
 	sortServers(next)
 	m.servers, m.shadowed = next, shadowed
 	used := m.used

@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -114,5 +115,24 @@ func TestSSEServer(t *testing.T) {
 	}
 	if st := m.Status()[0]; st.Transport != "sse" {
 		t.Fatalf("status %+v", st)
+	}
+}
+
+// The gate hands the same servers over at every check: nothing changes,
+// nothing is redrawn.
+func TestSetProjectServersUnchangedIsQuiet(t *testing.T) {
+	var mu sync.Mutex
+	changes := 0
+	m := NewManager(Options{OnChange: func() { mu.Lock(); changes++; mu.Unlock() }})
+	defer m.Close()
+	cfg := []ServerConfig{{Name: "p", Command: "x", Problem: "not started in this test"}}
+	m.SetProjectServers(cfg)
+	m.SetProjectServers(cfg)
+	m.SetProjectServers(nil)
+	m.SetProjectServers(nil)
+	mu.Lock()
+	defer mu.Unlock()
+	if changes != 2 {
+		t.Fatalf("%d redraws for 2 changes", changes)
 	}
 }
