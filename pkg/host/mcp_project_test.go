@@ -3,9 +3,12 @@ package host_test
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,7 +18,9 @@ import (
 	"github.com/magenta-nvim/magenta/pkg/chat/provider/providertest"
 	"github.com/magenta-nvim/magenta/pkg/config"
 	"github.com/magenta-nvim/magenta/pkg/host"
+	"github.com/magenta-nvim/magenta/pkg/mcp/mcptest"
 	"github.com/magenta-nvim/magenta/pkg/nvimtest"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // projectFile is a .mcp.json naming this test binary as the stdio
@@ -239,5 +244,40 @@ func TestMCPProjectFileOff(t *testing.T) {
 		var msg string
 		n.LuaResult(&msg, `local ok, err = require('magenta.config').set({ mcpProjectFile = "yes" }); return err or ""`)
 		assert.Contains(t, msg, "option 'mcpProjectFile' must be boolean")
+	})
+}
+
+// An HTTP server from .mcp.json, its URL and header expanded from the
+// environment, joins after YES.
+func TestMCPProjectFileHTTPServer(t *testing.T) {
+	srv := mcptest.NewServer()
+	var mu sync.Mutex
+	var auth string
+	hs := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(r *http.Request) *sdk.Server {
+		mu.Lock()
+		auth = r.Header.Get("Authorization")
+		mu.Unlock()
+		return srv
+	}, nil))
+	defer hs.Close()
+	t.Setenv("MAGENTA_TEST_MCP_URL", hs.URL)
+	t.Setenv("MAGENTA_TEST_MCP_TOKEN", "t0k")
+	data := []byte(`{"mcpServers": {"web": {"type": "http", "url": "${MAGENTA_TEST_MCP_URL}", "headers": {"Authorization": "Bearer ${MAGENTA_TEST_MCP_TOKEN}"}}}}`)
+	nvimtest.ForEach(t, func(t *testing.T, bin string) {
+		n, fake := startProject(t, bin, data, "")
+		send(t, n, fake, "hello").Reply("hi")
+		text := n.WaitForText("display", "> YES")
+		assert.Contains(t, text, "web: http ${MAGENTA_TEST_MCP_URL}", "shown as written")
+		assert.NotContains(t, text, "t0k", "no secret on the screen")
+		answer(n, "> YES")
+		n.WaitFor("the HTTP server to be ready", func() bool {
+			return strings.Contains(mcpText(n), "web (http, from .mcp.json): ready")
+		}, func() string { return mcpText(n) })
+		next := send(t, n, fake, "use it")
+		assert.True(t, offers(next, "mcp__web__echo"))
+		next.Reply("ok")
+		mu.Lock()
+		defer mu.Unlock()
+		assert.Equal(t, "Bearer t0k", auth)
 	})
 }
