@@ -90,6 +90,12 @@ M.subcommands = {
   mcp = function()
     vim.notify(table.concat(M.mcp_lines(), "\n"), vim.log.levels.INFO)
   end,
+  ["mcp-trust"] = function()
+    host().notify("mcp_trust")
+  end,
+  ["mcp-untrust"] = function()
+    host().notify("mcp_untrust")
+  end,
   ["add-buffer"] = function()
     local name = vim.api.nvim_buf_get_name(0)
     if name == "" or vim.bo.buftype ~= "" then
@@ -115,29 +121,56 @@ local order = {
   "context-files",
   "add-buffer",
   "mcp",
+  "mcp-trust",
+  "mcp-untrust",
   "paste-selection",
   "inline-edit",
   "restart",
 }
 
---- What :Magenta mcp says: each MCP server's state, tools, skipped
---- tools and last error (also used by :checkhealth magenta).
+-- What :Magenta mcp says about the project file, by its state.
+local project_states = {
+  trusted = "trusted: its servers run (:Magenta mcp-untrust stops them)",
+  untrusted = "not trusted: its servers do not run (:Magenta mcp-trust starts them)",
+  waiting = "waiting for your answer in the sidebar (or :Magenta mcp-trust / mcp-untrust)",
+  malformed = "malformed, nothing of it runs: ",
+  absent = "none in this workspace",
+  ["not read"] = "not read yet: read when a thread first needs tools",
+  off = "not read (mcpProjectFile = false)",
+}
+
+--- What :Magenta mcp says: the project file's trust, then each MCP
+--- server's source, state, tools, skipped tools and last error (also
+--- used by :checkhealth magenta).
 function M.mcp_lines()
   local servers = config.options.mcpServers or {}
-  if next(servers) == nil then
+  if next(servers) == nil and config.options.mcpProjectFile == false then
     return { "magenta: no MCP servers configured (mcpServers in setup(); see :help magenta-mcp)" }
   end
   local status, err = host().request("mcp")
   if type(status) ~= "table" then
     return { "magenta: MCP servers: the host did not answer: " .. tostring(err) }
   end
+  local project = host().request("mcp_project")
   local lines = { "magenta: MCP servers" }
+  if type(project) == "table" and project.state ~= "off" then
+    local say = project_states[project.state] or tostring(project.state)
+    if project.state == "malformed" then
+      say = say .. tostring(project.problem)
+    end
+    lines[#lines + 1] = string.format("  project file %s: %s", tostring(project.file), say)
+  end
   if #status == 0 then
-    lines[2] = "  none started: servers start when a thread first sends a request"
+    if next(servers) == nil then
+      lines[#lines + 1] = "  no servers: none in setup() (mcpServers) and none from a trusted .mcp.json"
+    else
+      lines[#lines + 1] = "  none started: servers start when a thread first sends a request"
+    end
   end
   for _, s in ipairs(status) do
     local pid = (type(s.pid) == "number" and s.pid > 0) and (", pid " .. s.pid) or ""
-    lines[#lines + 1] = string.format("  %s (%s): %s%s", s.name, s.transport, s.state, pid)
+    local source = s.source == "setup" and "setup()" or tostring(s.source)
+    lines[#lines + 1] = string.format("  %s (%s, from %s): %s%s", s.name, s.transport, source, s.state, pid)
     if #s.tools > 0 then
       lines[#lines + 1] = "    tools: " .. table.concat(s.tools, ", ")
     end
@@ -145,7 +178,8 @@ function M.mcp_lines()
       lines[#lines + 1] = "    skipped: " .. w
     end
     if s.last_error ~= "" then
-      lines[#lines + 1] = "    last error: " .. s.last_error
+      local label = s.state == "shadowed" and "    note: " or "    last error: "
+      lines[#lines + 1] = label .. s.last_error
     end
   end
   return lines

@@ -86,6 +86,10 @@ M.defaults = {
   -- allow = { "tool", ... } or { "*" } (run without asking) and timeout
   -- (seconds per call). See :help magenta-mcp.
   mcpServers = {},
+  -- Read the workspace's .mcp.json (Claude Code's project file) once you
+  -- trust it: the sidebar asks YES / NO the first time a thread needs
+  -- tools, and again when the file changes. false: never read it.
+  mcpProjectFile = true,
   systemPrompt = nil,
   -- Where new threads work: { type = "local" }, or { type = "docker",
   -- container = "dev", cwd = "/work" } (see :help magenta-docker).
@@ -197,6 +201,7 @@ function M.for_host()
     terminalKey = M.terminal_key(o.keymaps),
     subagents = M.subagents_for_host(o.subagents),
     mcpServers = M.mcp_for_host(o.mcpServers),
+    mcpProjectFile = o.mcpProjectFile,
     environment = o.environment,
     sandbox = o.sandbox and {
       enabled = o.sandbox.enabled,

@@ -118,7 +118,7 @@ function M.check()
   end
 
   r.start("magenta: MCP servers")
-  if next(config.options.mcpServers or {}) == nil then
+  if next(config.options.mcpServers or {}) == nil and config.options.mcpProjectFile == false then
     r.info("none configured (mcpServers in setup(); :help magenta-mcp)")
   elseif answered then
     for _, line in ipairs(require("magenta.commands").mcp_lines()) do

@@ -111,6 +111,7 @@ local schema = {
     agents = { map = agent_schema, required = { "description" } },
   },
   mcpServers = { map = mcp_server_schema, check = check_mcp_server },
+  mcpProjectFile = "boolean",
   environment = {
     type = { enum = { "local", "docker" } },
     container = "string",

@@ -61,6 +61,8 @@ type AppDeps struct {
 	OnCompacted func(Compacted)
 	// Terminals opens interactive commands' terminals (see Deps).
 	Terminals Terminals
+	// MCP reports MCP servers starting or failed (see Deps).
+	MCP func() view.MCPLine
 }
 
 // App owns the threads and which one is shown. Its methods enqueue work
@@ -405,7 +407,16 @@ func (a *App) publishList() {
 func (a *App) onApprovalChange(threadID string, added *approval.Request) {
 	a.sumMu.Lock()
 	t := a.byID[threadID]
+	var all []*Thread
+	if threadID == "" { // asked of the workspace: every thread draws it
+		for _, t := range a.byID {
+			all = append(all, t)
+		}
+	}
 	a.sumMu.Unlock()
+	for _, t := range all {
+		t.ApprovalsChanged()
+	}
 	if t != nil {
 		t.ApprovalsChanged()
 		kickAncestors(t)
@@ -426,5 +437,9 @@ func (a *App) oldestApproval(key view.Key) (view.Action, bool) {
 	if !ok {
 		return view.Action{}, false
 	}
-	return view.Action{Target: req.ThreadID, Kind: kind, Arg: req.ID}, true
+	target := req.ThreadID
+	if target == "" { // a workspace question: any thread answers it
+		target = a.active.ID
+	}
+	return view.Action{Target: target, Kind: kind, Arg: req.ID}, true
 }

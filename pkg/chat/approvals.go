@@ -10,7 +10,11 @@ import (
 // onApprovals draws the thread's pending approvals inside the tool calls
 // that wait for them.
 func (t *Thread) onApprovals() {
-	if t.deps.Broker == nil || t.turn == nil {
+	if t.deps.Broker == nil {
+		return
+	}
+	t.onWorkspaceApproval()
+	if t.turn == nil {
 		return
 	}
 	byTool := map[string]approval.Request{}
@@ -28,6 +32,25 @@ func (t *Thread) onApprovals() {
 			e.tool.Approval = want
 			t.touch(e)
 		}
+	}
+}
+
+// onWorkspaceApproval draws, at the top of the thread, the oldest
+// question asked of the workspace rather than of a tool call (a request
+// without a thread: whether to trust the project's .mcp.json).
+func (t *Thread) onWorkspaceApproval() {
+	var want *view.Approval
+	for _, r := range t.deps.Broker.Pending("") {
+		if r.ThreadID == "" {
+			want = &view.Approval{ID: r.ID, Subject: r.Subject, Reason: r.Reason, Always: alwaysLabel(r)}
+			break
+		}
+	}
+	if !sameApproval(t.wsApproval.value, want) || t.wsApproval.section == nil {
+		t.wsApproval.value = want
+		t.wsApproval.section = view.RenderWorkspaceApproval("workspace-approval", t.nextVersion(), t.ID, want)
+		t.dirty = true
+		t.unsettle()
 	}
 }
 

@@ -49,6 +49,10 @@ type Deps struct {
 	// TerminalKey is the key that opens a terminal (keymaps.display.terminal),
 	// named in the blocks' hints; "" when disabled.
 	TerminalKey string
+	// MCP, when set, says which MCP servers are starting or failed, for
+	// the header. It is called for every frame, from the thread
+	// goroutine: it must be cheap and safe for concurrent use.
+	MCP func() view.MCPLine
 	// agents links the thread to the app's sub-agents (zero: none).
 	agents agentDeps
 }

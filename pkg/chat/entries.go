@@ -181,6 +181,9 @@ func (t *Thread) frame() *view.Frame {
 	if env := t.deps.Env; env != nil && env.Banner != nil {
 		header.Env = env.Banner()
 	}
+	if t.deps.MCP != nil {
+		header.MCP = t.deps.MCP()
+	}
 	if header != t.header.value || t.header.section == nil {
 		t.header.value = header
 		t.header.section = view.RenderHeader("header", t.nextVersion(), header)
@@ -206,6 +209,9 @@ func (t *Thread) frame() *view.Frame {
 	}
 	if t.settled == nil {
 		t.settled, t.settledEnds = view.AppendSettled(nil, nil, t.header.section)
+		if t.wsApproval.section != nil {
+			t.settled, t.settledEnds = view.AppendSettled(t.settled, t.settledEnds, t.wsApproval.section)
+		}
 		t.settled, t.settledEnds = view.AppendSettled(t.settled, t.settledEnds, t.ctxSec.section)
 	}
 	var buf [2]*view.Section

@@ -107,6 +107,7 @@ func (a *App) threadDeps(env *capabilities.Environment, systemPrompt string) Dep
 		OnSummary: a.onSummary, Broker: a.deps.Broker, ContextFiles: a.deps.ContextFiles,
 		Profile: a.profiles.lookup, OnCompacted: a.deps.OnCompacted,
 		Terminals: a.deps.Terminals, TerminalKey: a.opts.TerminalKeyLabel(),
+		MCP:    a.deps.MCP,
 		agents: agentDeps{app: a, limit: a.agents.limit, basePrompt: systemPrompt},
 	}
 }

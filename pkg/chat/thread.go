@@ -62,8 +62,11 @@ type Thread struct {
 	afterContext   []msgSend
 	contextVersion int // bumped when context changes
 	ctxSec         cachedSection[int]
-	status         cachedSection[string]
-	lastSum        view.ThreadSummary
+	// wsApproval is the question asked of the workspace, drawn under the
+	// header (see onWorkspaceApproval).
+	wsApproval cachedSection[*view.Approval]
+	status     cachedSection[string]
+	lastSum    view.ThreadSummary
 	// agents is the thread's sub-agents, and itself as one.
 	agents threadAgents
 	// usage is what the thread's requests used so far (see countUsage).
@@ -165,6 +168,7 @@ func (t *Thread) enqueue(m any) {
 func (t *Thread) run() {
 	defer close(t.done)
 	defer t.workers.Wait()
+	t.handleSafely(msgApprovals{}) // a workspace question asked before the thread began
 	t.publish(true)
 	for {
 		select {

@@ -160,6 +160,9 @@ type Options struct {
 	Subagents Subagents `json:"subagents,omitempty"`
 	// MCPServers are the Model Context Protocol servers by name.
 	MCPServers map[string]MCPServer `json:"mcpServers,omitempty"`
+	// MCPProjectFile says whether a workspace's .mcp.json is read (after
+	// the user trusts it); nil means true.
+	MCPProjectFile *bool `json:"mcpProjectFile,omitempty"`
 	// SystemPrompt is appended to magenta's own system prompt.
 	SystemPrompt string `json:"systemPrompt,omitempty"`
 	LogLevel     string `json:"logLevel,omitempty"`

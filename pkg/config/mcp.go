@@ -28,6 +28,18 @@ type MCPServer struct {
 // names (mcp__<server>__<tool>), which providers restrict to these.
 var mcpServerName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,40}$`)
 
+// ReadMCPProjectFile reports whether the workspace's .mcp.json may be
+// read (asking the user before trusting it): the default.
+func (o Options) ReadMCPProjectFile() bool {
+	return o.MCPProjectFile == nil || *o.MCPProjectFile
+}
+
+// ValidMCPServerName reports whether name may name a server: it goes
+// into tool names, which providers restrict.
+func ValidMCPServerName(name string) bool {
+	return mcpServerName.MatchString(name) && !strings.Contains(name, "__")
+}
+
 // MCPServerNames returns the configured servers' names, sorted.
 func (o Options) MCPServerNames() []string {
 	names := make([]string, 0, len(o.MCPServers))
@@ -43,7 +55,7 @@ func (o Options) validateMCP() error {
 		s := o.MCPServers[name]
 		where := "magenta options: mcpServers." + name
 		switch {
-		case !mcpServerName.MatchString(name) || strings.Contains(name, "__"):
+		case !ValidMCPServerName(name):
 			return fmt.Errorf("magenta options: mcpServers: the name %q must be 1-40 letters, digits, _ or - (no \"__\")", name)
 		case (s.Command == "") == (s.URL == ""):
 			return fmt.Errorf("%s: needs either command or url", where)

@@ -91,7 +91,8 @@ func (h *Host) environment(opts config.Options, cwd, dataDir string) (*capabilit
 	if reg == nil {
 		reg = tools.Builtin(tools.Config{MaxShellTimeout: opts.MaxShellTimeout(), ShellInteractive: opts.Shell.Interactive})
 	}
-	return env, h.withMCP(opts, reg), nil
+	reg, h.mcpLine = h.withMCP(opts, reg, env.Cwd, dataDir)
+	return env, reg, nil
 }
 
 // bashChecker builds the permission checker with the user's rules and

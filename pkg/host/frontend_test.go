@@ -202,7 +202,7 @@ func TestHelpFile(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(doc, "magenta.txt"), text, 0o644))
 		n.Command("helptags " + doc)
 		n.Command("set rtp^=" + filepath.Dir(doc))
-		for _, tag := range []string{"magenta", "magenta.setup()", ":Magenta-toggle", "magenta-options-profiles", "magenta-keymaps", "magenta-interactive"} {
+		for _, tag := range []string{"magenta", "magenta.setup()", ":Magenta-toggle", "magenta-options-profiles", "magenta-keymaps", "magenta-interactive", "magenta-mcp-project", ":Magenta-mcp-trust"} {
 			n.Command("help " + tag)
 			n.Command("helpclose")
 		}

@@ -22,10 +22,12 @@ import (
 	"github.com/magenta-nvim/magenta/pkg/capabilities/nvimbuf"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/ripgrep"
 	"github.com/magenta-nvim/magenta/pkg/chat"
+	"github.com/magenta-nvim/magenta/pkg/chat/view"
 	"github.com/magenta-nvim/magenta/pkg/config"
 	"github.com/magenta-nvim/magenta/pkg/inline"
 	"github.com/magenta-nvim/magenta/pkg/lsp"
 	"github.com/magenta-nvim/magenta/pkg/mcp"
+	"github.com/magenta-nvim/magenta/pkg/mcp/project"
 	"github.com/magenta-nvim/magenta/pkg/tools"
 )
 
@@ -88,6 +90,11 @@ type Host struct {
 	// mcp runs the MCP servers of the options (set at attach; nil when
 	// none is configured).
 	mcp *mcp.Manager
+	// mcpProject is the gate of the workspace's .mcp.json (nil when no
+	// manager runs).
+	mcpProject *project.Gate
+	// mcpLine is what the threads' headers show about MCP servers.
+	mcpLine func() view.MCPLine
 
 	closeOnce sync.Once
 
@@ -309,6 +316,10 @@ func (h *Host) dispatch(app *chat.App, ev event) {
 		h.inlineEdit(app, ev)
 	case "inline_abort":
 		h.inline.Abort(ev.int("buf"))
+	case "mcp_trust":
+		h.mcpTrust(true)
+	case "mcp_untrust":
+		h.mcpTrust(false)
 	default:
 		h.renderer.Notify(fmt.Sprintf("magenta: unknown event %q", ev.name), chat.LevelError)
 	}
@@ -344,6 +355,7 @@ func (h *Host) attach(ev event) {
 		Broker:       h.broker,
 		ContextFiles: nvimbuf.New(h.nv, localfs.New()),
 		Terminals:    h.terms,
+		MCP:          h.mcpLine,
 	})
 	if err != nil {
 		h.initErr = err
@@ -438,6 +450,8 @@ func (h *Host) onRequest(args []any) (result any, err error) {
 		return h.rgInfo(), nil
 	case "mcp":
 		return h.mcpStatus(), nil
+	case "mcp_project":
+		return h.mcpProjectStatus(), nil
 	case "sandbox":
 		h.mu.Lock()
 		probe := h.sandbox

@@ -73,7 +73,7 @@ func TestMCPServerToolEndToEnd(t *testing.T) {
 		assert.Contains(t, status[0].Tools, "mcp__t__echo")
 		var lines []string
 		n.LuaResult(&lines, `return require('magenta.commands').mcp_lines()`)
-		assert.Contains(t, strings.Join(lines, "\n"), "t (stdio): ready")
+		assert.Contains(t, strings.Join(lines, "\n"), "t (stdio, from setup()): ready")
 		assert.Contains(t, strings.Join(lines, "\n"), "skipped: tool \"bad_schema\"")
 
 		n.Type("echo it")
@@ -112,7 +112,7 @@ func TestMCPServersOptionsFromSetup(t *testing.T) {
 		n, _ := start(t, bin)
 		var lines []string
 		n.LuaResult(&lines, `return require('magenta.commands').mcp_lines()`)
-		assert.Contains(t, lines[0], "no MCP servers configured")
+		assert.Contains(t, strings.Join(lines, "\n"), "no servers: none in setup()")
 		var msg string
 		n.LuaResult(&msg, `local ok, err = require('magenta.config').set({ mcpServers = {
 			both = { command = "x", url = "http://y" },
@@ -153,7 +153,7 @@ func TestMCPMissingCommandIsReported(t *testing.T) {
 		var lines []string
 		n.LuaResult(&lines, `return require('magenta.commands').mcp_lines()`)
 		text := strings.Join(lines, "\n")
-		assert.Contains(t, text, "gone (stdio): failed")
+		assert.Contains(t, text, "gone (stdio, from setup()): failed")
 		assert.Contains(t, text, "last error: could not start")
 		n.Type("again")
 		n.Keys("<CR>")

@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -29,6 +31,28 @@ type ServerConfig struct {
 	Allow []string
 	// Timeout bounds one call (DefaultTimeout when zero).
 	Timeout time.Duration
+	// SSE speaks the older HTTP+SSE transport to URL instead of
+	// streamable HTTP (a project file's "type": "sse").
+	SSE bool
+	// Source says where the server was configured: SourceSetup or
+	// SourceProject.
+	Source string
+	// Problem, when set, is why the server cannot start (a variable its
+	// project file names is not set); starting it fails with it.
+	Problem string
+}
+
+// Where a server was configured.
+const (
+	SourceSetup   = "setup"
+	SourceProject = ".mcp.json"
+)
+
+func (c ServerConfig) source() string {
+	if c.Source == "" {
+		return SourceSetup
+	}
+	return c.Source
 }
 
 func (c ServerConfig) timeout() time.Duration {
@@ -36,6 +60,17 @@ func (c ServerConfig) timeout() time.Duration {
 		return c.Timeout
 	}
 	return DefaultTimeout
+}
+
+// transportName is how :Magenta mcp names the transport.
+func (c ServerConfig) transportName() string {
+	switch {
+	case c.URL != "" && c.SSE:
+		return "sse"
+	case c.URL != "":
+		return "http"
+	}
+	return "stdio"
 }
 
 func (c ServerConfig) allows(tool string) bool {
@@ -49,8 +84,13 @@ func (c ServerConfig) allows(tool string) bool {
 
 // transport builds the SDK transport; for a command it also returns the
 // process, whose group the caller kills on stop, and its stderr's tail.
-func (c ServerConfig) transport() (sdk.Transport, *exec.Cmd, *stderrTail, error) {
+//
+// life is how long a connection may live (the manager's); the context
+// Connect gets bounds only the start.
+func (c ServerConfig) transport(life context.Context) (sdk.Transport, *exec.Cmd, *stderrTail, error) {
 	switch {
+	case c.Problem != "":
+		return nil, nil, nil, errors.New(c.Problem)
 	case c.Command != "":
 		cmd := exec.Command(c.Command, c.Args...)
 		cmd.Dir = c.Cwd
@@ -69,6 +109,9 @@ func (c ServerConfig) transport() (sdk.Transport, *exec.Cmd, *stderrTail, error)
 		return &sdk.CommandTransport{Command: cmd, TerminateDuration: time.Second}, cmd, tail, nil
 	case c.URL != "":
 		client := &http.Client{Transport: headerTransport{headers: c.Headers, inner: http.DefaultTransport}}
+		if c.SSE {
+			return sseTransport{inner: &sdk.SSEClientTransport{Endpoint: c.URL, HTTPClient: client}, life: life}, nil, nil, nil
+		}
 		return &sdk.StreamableClientTransport{Endpoint: c.URL, HTTPClient: client, MaxRetries: -1}, nil, nil, nil
 	}
 	return nil, nil, nil, fmt.Errorf("mcpServers.%s: needs a command or a url", c.Name)
@@ -89,4 +132,40 @@ func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		}
 	}
 	return t.inner.RoundTrip(r)
+}
+
+// sseTransport keeps an SSE connection open after the start: the SDK's
+// SSE client ties its event stream to the context Connect gets, which
+// for a start is cancelled once the server is ready. The start's
+// context still aborts a connection that is not made in time.
+type sseTransport struct {
+	inner *sdk.SSEClientTransport
+	life  context.Context
+}
+
+func (t sseTransport) Connect(ctx context.Context) (sdk.Connection, error) {
+	conn, cancel := context.WithCancel(t.life)
+	stop := context.AfterFunc(ctx, cancel)
+	c, err := t.inner.Connect(conn)
+	if !stop() && err == nil { // the start ended while connecting
+		_ = c.Close()
+		err = ctx.Err()
+	}
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	return &sseConn{Connection: c, cancel: cancel}, nil
+}
+
+// sseConn releases the connection's context when it is closed.
+type sseConn struct {
+	sdk.Connection
+	cancel context.CancelFunc
+}
+
+func (c *sseConn) Close() error {
+	err := c.Connection.Close()
+	c.cancel()
+	return err
 }

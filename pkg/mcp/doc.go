@@ -10,6 +10,11 @@
 // the server is ready. A server that fails or crashes is started again,
 // with a growing delay, the next time its tools are needed.
 //
+// Servers come from setup() and, once the user trusted it, from the
+// workspace's .mcp.json (package project hands them over with
+// SetProjectServers; a setup() server of the same name wins). Progress
+// lists the servers starting or failed, for the thread's header.
+//
 // Each server tool becomes a tools.Tool named mcp__<server>__<tool>,
 // asking the user before its first call unless the server's allow list
 // names it.

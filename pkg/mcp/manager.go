@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"reflect"
 	"sort"
 	"sync"
 	"time"
@@ -24,19 +25,29 @@ type Options struct {
 	OnFailure func(server string, err error)
 	// Version is sent to servers as the client's version.
 	Version string
+	// OnUse is called (from the caller of Tools, which must not wait:
+	// it must not block) every time tools are listed; the project file's
+	// gate checks the file then.
+	OnUse func()
 }
 
 // Manager owns the configured servers. Safe for concurrent use.
 type Manager struct {
-	opts    Options
-	ctx     context.Context
-	cancel  context.CancelFunc
-	servers []*server // sorted by name
-	wg      sync.WaitGroup
+	opts   Options
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
 
-	mu     sync.Mutex
-	always map[string]bool // tools the user answered ALWAYS for
-	closed bool            // no goroutine starts once Close waits
+	mu sync.Mutex
+	// servers are setup()'s and the trusted project file's, sorted by
+	// name; replaced (never changed in place) by SetProjectServers.
+	servers []*server
+	// shadowed are project servers a setup() server of the same name
+	// hides.
+	shadowed []ServerConfig
+	always   map[string]bool // tools the user answered ALWAYS for
+	closed   bool            // no goroutine starts once Close waits
+	used     bool            // Tools was called: new servers start at once
 }
 
 // spawn runs f on a goroutine Close waits for, unless Close has begun.
@@ -59,21 +70,100 @@ func NewManager(opts Options) *Manager {
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Manager{opts: opts, ctx: ctx, cancel: cancel, always: map[string]bool{}}
 	for _, c := range opts.Servers {
+		c.Source = SourceSetup
 		m.servers = append(m.servers, &server{cfg: c, m: m})
 	}
-	sort.Slice(m.servers, func(i, j int) bool { return m.servers[i].cfg.Name < m.servers[j].cfg.Name })
+	sortServers(m.servers)
 	return m
+}
+
+func sortServers(ss []*server) {
+	sort.Slice(ss, func(i, j int) bool { return ss[i].cfg.Name < ss[j].cfg.Name })
+}
+
+// list returns the current servers (the slice is never changed in
+// place).
+func (m *Manager) list() []*server {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.servers
 }
 
 // Tools returns the tools of the servers that are ready, and starts in
 // the background those not started yet (or due a restart). It never
 // waits for a server.
 func (m *Manager) Tools() []tools.Tool {
+	if m.opts.OnUse != nil {
+		m.opts.OnUse()
+	}
+	m.mu.Lock()
+	m.used = true
+	servers := m.servers
+	m.mu.Unlock()
 	var out []tools.Tool
-	for _, s := range m.servers {
+	for _, s := range servers {
 		out = append(out, s.need()...)
 	}
 	return out
+}
+
+// SetProjectServers replaces the servers of the project file (nil: none,
+// the file is not trusted). A setup() server of the same name wins; the
+// project's is listed as shadowed. A server whose configuration did not
+// change keeps running; the others stop, and new ones start at once when
+// tools were already listed.
+func (m *Manager) SetProjectServers(cfgs []ServerConfig) {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return
+	}
+	old := map[string]*server{}
+	var next []*server
+	setup := map[string]bool{}
+	for _, s := range m.servers {
+		if s.cfg.source() == SourceProject {
+			old[s.cfg.Name] = s
+		} else {
+			setup[s.cfg.Name] = true
+			next = append(next, s)
+		}
+	}
+	var shadowed []ServerConfig
+	var added []*server
+	for _, c := range cfgs {
+		c.Source = SourceProject
+		if setup[c.Name] {
+			shadowed = append(shadowed, c)
+			continue
+		}
+		if s, ok := old[c.Name]; ok && reflect.DeepEqual(s.cfg, c) {
+			delete(old, c.Name)
+			next = append(next, s)
+			continue
+		}
+		s := &server{cfg: c, m: m}
+		next = append(next, s)
+		added = append(added, s)
+	}
+	changed := len(added) > 0 || len(old) > 0 || !reflect.DeepEqual(shadowed, m.shadowed)
+	if !changed { // the gate checks often; nothing to redraw
+		m.mu.Unlock()
+		return
+	}
+	sortServers(next)
+	m.servers, m.shadowed = next, shadowed
+	used := m.used
+	m.mu.Unlock()
+	for _, s := range old {
+		s.retire()
+	}
+	if used {
+		for _, s := range added {
+			s.need()
+		}
+	}
+	m.changed()
 }
 
 // State is where a server is in its life.
@@ -85,11 +175,15 @@ const (
 	StateReady    State = "ready"
 	StateFailed   State = "failed"
 	StateStopped  State = "stopped"
+	// StateShadowed is a project server that a setup() server of the
+	// same name replaces; it never starts.
+	StateShadowed State = "shadowed"
 )
 
 // Status is what :Magenta mcp and :checkhealth show about a server.
 type Status struct {
 	Name      string   `msgpack:"name" json:"name"`
+	Source    string   `msgpack:"source" json:"source"` // SourceSetup or SourceProject
 	Transport string   `msgpack:"transport" json:"transport"`
 	State     State    `msgpack:"state" json:"state"`
 	Tools     []string `msgpack:"tools" json:"tools"`
@@ -98,11 +192,45 @@ type Status struct {
 	PID       int      `msgpack:"pid" json:"pid"`
 }
 
-// Status lists every server's state, sorted by name.
+// Status lists every server's state, sorted by name, then the shadowed
+// project servers.
 func (m *Manager) Status() []Status {
-	out := make([]Status, 0, len(m.servers))
-	for _, s := range m.servers {
+	m.mu.Lock()
+	servers, shadowed := m.servers, m.shadowed
+	m.mu.Unlock()
+	out := make([]Status, 0, len(servers)+len(shadowed))
+	for _, s := range servers {
 		out = append(out, s.status())
+	}
+	for _, c := range shadowed {
+		out = append(out, Status{Name: c.Name, Source: SourceProject, Transport: c.transportName(), State: StateShadowed,
+			Tools: []string{}, Warnings: []string{},
+			LastError: "setup() configures a server of the same name, which is used instead"})
+	}
+	return out
+}
+
+// Progress is a server the thread's header mentions: one starting, or
+// one that failed and is not ready again yet.
+type Progress struct {
+	Name   string
+	Failed bool
+}
+
+// Progress lists the servers starting or failed, by name. Cheap: it is
+// asked for every frame.
+func (m *Manager) Progress() []Progress {
+	var out []Progress
+	for _, s := range m.list() {
+		s.mu.Lock()
+		st := s.state
+		s.mu.Unlock()
+		switch st {
+		case StateStarting:
+			out = append(out, Progress{Name: s.cfg.Name})
+		case StateFailed:
+			out = append(out, Progress{Name: s.cfg.Name, Failed: true})
+		}
 	}
 	return out
 }
@@ -112,9 +240,10 @@ func (m *Manager) Status() []Status {
 func (m *Manager) Close() {
 	m.mu.Lock()
 	m.closed = true
+	servers := m.servers
 	m.mu.Unlock()
 	m.cancel()
-	for _, s := range m.servers {
+	for _, s := range servers {
 		s.stop()
 	}
 	m.wg.Wait()

@@ -31,6 +31,17 @@ type server struct {
 	lastErr  string
 	failures int
 	retryAt  time.Time
+	// retired: the server left the configuration (the project file
+	// changed); it never starts again.
+	retired bool
+}
+
+// retire stops the server for good.
+func (s *server) retire() {
+	s.mu.Lock()
+	s.retired = true
+	s.mu.Unlock()
+	s.stop()
 }
 
 // need returns the ready tools and starts the server when it is idle or
@@ -38,6 +49,9 @@ type server struct {
 func (s *server) need() []tools.Tool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.retired {
+		return nil
+	}
 	switch s.state {
 	case StateReady:
 		return s.tools
@@ -58,7 +72,7 @@ func (s *server) need() []tools.Tool {
 func (s *server) start() {
 	defer s.m.changed()
 	s.m.changed()
-	transport, cmd, stderr, err := s.cfg.transport()
+	transport, cmd, stderr, err := s.cfg.transport(s.m.ctx)
 	if err != nil {
 		s.fail(err)
 		return
@@ -82,8 +96,9 @@ func (s *server) start() {
 	}
 	s.mu.Lock()
 	s.session, s.cmd, s.stderr = session, cmd, stderr
+	retired := s.retired
 	s.mu.Unlock()
-	if s.m.ctx.Err() != nil { // the host closed while it started
+	if s.m.ctx.Err() != nil || retired { // the host closed (or the file changed) while it started
 		s.stop()
 		return
 	}
@@ -217,12 +232,9 @@ func killGroup(cmd *exec.Cmd) {
 func (s *server) status() Status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := Status{Name: s.cfg.Name, State: s.state, LastError: s.lastErr, Warnings: append([]string{}, s.warnings...), Tools: []string{}, Transport: "stdio"}
+	st := Status{Name: s.cfg.Name, Source: s.cfg.source(), State: s.state, LastError: s.lastErr, Warnings: append([]string{}, s.warnings...), Tools: []string{}, Transport: s.cfg.transportName()}
 	if st.State == "" {
 		st.State = StateIdle
-	}
-	if s.cfg.URL != "" {
-		st.Transport = "http"
 	}
 	for _, t := range s.tools {
 		st.Tools = append(st.Tools, t.Spec().Name)

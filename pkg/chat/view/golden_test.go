@@ -80,3 +80,24 @@ func TestGoldenThreadList(t *testing.T) {
 	}, "0193a1b2-c3d5-7bbb-8000-000000000002", 1)
 	goldentest.Assert(t, "testdata/threads.golden", dump(f))
 }
+
+// The header's MCP line (servers starting, failed, both) and the
+// workspace question about a project's .mcp.json.
+func TestGoldenMCP(t *testing.T) {
+	h := Header{Title: "Fix the parser", Profile: "claude", Provider: "anthropic", Model: "claude-sonnet-4-5"}
+	starting, failed, both := h, h, h
+	starting.MCP = NewMCPLine([]string{"github"}, nil)
+	failed.MCP = NewMCPLine(nil, []string{"db"})
+	both.MCP = NewMCPLine([]string{"github", "docs"}, []string{"db"})
+	f := &Frame{Sections: []*Section{
+		RenderHeader("h1", 1, starting),
+		RenderHeader("h2", 1, failed),
+		RenderHeader("h3", 1, both),
+		RenderHeader("h4", 1, h), // all ready: no line
+		RenderWorkspaceApproval("ws", 1, "T", &Approval{ID: "a7",
+			Subject: "/work/repo/.mcp.json\ngithub: npx -y server-github\ndocs: http https://docs.example/mcp",
+			Reason:  "this workspace's .mcp.json starts these MCP servers; start them?"}),
+		RenderWorkspaceApproval("ws2", 1, "T", nil),
+	}}
+	goldentest.Assert(t, "testdata/mcp.golden", dump(f))
+}

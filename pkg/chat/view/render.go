@@ -70,6 +70,8 @@ type Header struct {
 	Env string
 	// Usage is the thread's total so far; zero: no line.
 	Usage Usage
+	// MCP names the MCP servers starting or failed; zero: no line.
+	MCP MCPLine
 	// A sub-agent's header links to the thread that spawned it.
 	ParentID, ParentTitle, AgentType string
 }
@@ -84,6 +86,9 @@ func RenderHeader(id string, version uint64, h Header) *Section {
 	lines := []Line{whole("# "+title, HlTitle), whole(meta, HlMeta)}
 	if h.Env != "" {
 		lines = append(lines, whole(h.Env, HlMeta))
+	}
+	if !h.MCP.IsZero() {
+		lines = append(lines, h.MCP.render())
 	}
 	if !h.Usage.IsZero() {
 		lines = append(lines, whole(UsageLine(h.Usage), HlMeta))
