@@ -25,6 +25,16 @@ const (
 //go:embed bash_command.md
 var bashCommandDescription string
 
+// The description's line on `interactive`, by shell.interactive: the
+// model's choice is explained, "never" says it is off, "always" needs
+// no line (every command gets a terminal).
+var (
+	//go:embed bash_command_interactive.md
+	interactiveModelNote string
+	//go:embed bash_command_interactive_off.md
+	interactiveNeverNote string
+)
+
 // BashCommandParams is the input of bash_command.
 type BashCommandParams struct {
 	Command     string `json:"command" jsonschema:"the command line to run with bash"`
@@ -77,10 +87,33 @@ func BashCommandWith(maxTimeout time.Duration, interactive string) Tool {
 		"LineChars":      BashLineChars,
 		"CharBudget":     BashCharBudget,
 	}
+	note := map[string]string{InteractiveModel: interactiveModelNote, InteractiveNever: interactiveNeverNote}[interactive]
+	if note != "" {
+		filled, err := describe(strings.TrimSpace(note), data)
+		if err != nil {
+			panic(fmt.Sprintf("bash_command: %v", err)) // a mistake in the embedded text, caught by every test run
+		}
+		note = "\n" + filled
+	}
+	data["InteractiveNote"] = note
+	data["StdinNote"] = stdinNote(interactive)
 	run := func(ctx context.Context, call Call, p BashCommandParams) Result {
 		return runBash(ctx, call, p, maxTimeout, interactive)
 	}
 	return &bashCommand{Tool: MustTyped("bash_command", bashCommandDescription, data, run)}
+}
+
+// stdinNote is the description's sentence on standard input, by
+// shell.interactive.
+func stdinNote(interactive string) string {
+	switch interactive {
+	case InteractiveAlways:
+		return fmt.Sprintf("Every command runs in a terminal (%d×%d until the user resizes it) that the user can type into; prefer non-interactive flags anyway.",
+			capabilities.TerminalDefaultRows, capabilities.TerminalDefaultCols)
+	case InteractiveNever:
+		return "Standard input is empty: commands cannot prompt, and pagers and editors are disabled."
+	}
+	return "Standard input is empty unless you set `interactive`: commands cannot prompt, and pagers and editors are disabled."
 }
 
 // Describe implements Describer: the description and the command line.
