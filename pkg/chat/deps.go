@@ -6,6 +6,7 @@ import (
 	"github.com/magenta-nvim/magenta/pkg/chat/provider"
 	"github.com/magenta-nvim/magenta/pkg/chat/view"
 	"github.com/magenta-nvim/magenta/pkg/config"
+	"github.com/magenta-nvim/magenta/pkg/threadstore"
 	"github.com/magenta-nvim/magenta/pkg/tools"
 )
 
@@ -35,6 +36,8 @@ type Deps struct {
 	// ContextFiles reads the files the user attaches (no permission
 	// check: attaching is the user's consent); nil disables them.
 	ContextFiles capabilities.FileIO
+	// Store saves the thread (nil: it is not saved).
+	Store *threadstore.Store
 	// agents links the thread to the app's sub-agents (zero: none).
 	agents agentDeps
 }

@@ -104,7 +104,7 @@ func (a *App) threadDeps(env *capabilities.Environment, systemPrompt string) Dep
 	return Deps{
 		Tools: a.agents.topTools, Env: envAtDepth(env, 0, a.agents.maxDepth), Display: a.deps.Screen,
 		NewProvider: a.deps.NewProvider, SystemPrompt: systemPrompt,
-		OnSummary: a.onSummary, Broker: a.deps.Broker, ContextFiles: a.deps.ContextFiles,
+		OnSummary: a.onSummary, Broker: a.deps.Broker, ContextFiles: a.deps.ContextFiles, Store: a.deps.Store,
 		agents: agentDeps{app: a, limit: a.agents.limit, basePrompt: systemPrompt},
 	}
 }

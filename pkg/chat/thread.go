@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"sync"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -68,6 +69,8 @@ type Thread struct {
 	agents threadAgents
 	// usage is what the thread's requests used so far (see countUsage).
 	usage view.Usage
+	// log is the thread's saved form (persist.go).
+	log threadLog
 }
 
 type (
@@ -110,6 +113,7 @@ func NewThread(parent context.Context, profile config.Profile, deps Deps) (*Thre
 		profile: profile, providers: map[string]provider.Provider{},
 		agents: newThreadAgents(deps.agents),
 	}
+	t.log.active = time.Now()
 	go t.run()
 	return t, nil
 }
@@ -162,6 +166,7 @@ func (t *Thread) enqueue(m any) {
 
 func (t *Thread) run() {
 	defer close(t.done)
+	defer t.closeLog() // after the workers: only this goroutine writes
 	defer t.workers.Wait()
 	t.publish(true)
 	for {
@@ -282,10 +287,12 @@ func (t *Thread) publish(force bool) {
 		return
 	}
 	t.dirty = false
+	t.saveMeta()
 	f := t.frame()
 	f.Urgent, t.urgent = t.urgent, false
 	t.deps.Display.Publish(t.ID, f)
-	sum := view.ThreadSummary{ID: t.ID, Title: t.title, Status: t.statusWord(), Profile: t.profile.Name, ParentID: t.parentID()}
+	sum := view.ThreadSummary{ID: t.ID, Title: t.title, Status: t.statusWord(), Profile: t.profile.Name, ParentID: t.listParent(),
+		Messages: t.log.messages, Active: t.log.active}
 	if env := t.deps.Env; env != nil && env.Name != "" && env.Name != "local" {
 		sum.Env = env.Name
 	}

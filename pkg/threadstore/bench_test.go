@@ -51,7 +51,7 @@ func BenchmarkList(b *testing.B) {
 			b.Fatal(err)
 		}
 		for _, m := range msgs {
-			if err := w.Message(m, nil); err != nil {
+			if err := w.Message(m, Display{}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -80,7 +80,7 @@ func BenchmarkLoad2000(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, m := range msgs {
-		if err := w.Message(m, nil); err != nil {
+		if err := w.Message(m, Display{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -115,7 +115,7 @@ func BenchmarkAppend(b *testing.B) {
 	defer w.Close()
 	i := 0
 	for b.Loop() {
-		if err := w.Message(msgs[i%3], nil); err != nil {
+		if err := w.Message(msgs[i%3], Display{}); err != nil {
 			b.Fatal(err)
 		}
 		i++

@@ -14,10 +14,10 @@ import (
 )
 
 // Message is a message as the thread appended it to its history, with
-// the user's typed blocks marked (nil: every text block was typed).
+// what rebuilding its display needs.
 type Message struct {
 	provider.Message
-	Typed []Typed
+	Display Display
 }
 
 // Thread is a saved thread read back.
@@ -116,7 +116,11 @@ func parse(data []byte) (*Thread, error) {
 			if r.Message.Role != provider.RoleUser && r.Message.Role != provider.RoleAssistant {
 				return nil, fmt.Errorf("line %d: unknown role %q", n, r.Message.Role)
 			}
-			t.Messages = append(t.Messages, Message{Message: *r.Message, Typed: r.Typed})
+			m := Message{Message: *r.Message}
+			if r.Display != nil {
+				m.Display = *r.Display
+			}
+			t.Messages = append(t.Messages, m)
 		case kindTitle:
 			if r.Title != nil {
 				t.Title = *r.Title

@@ -60,6 +60,26 @@ type Typed struct {
 	Attached []string `json:"att,omitempty"`
 }
 
+// ToolDisplay is what the chat showed of a finished tool call beyond
+// its result text: the summary line, the log file and the place an
+// edit jumps to. Saved because no part of the history holds them.
+type ToolDisplay struct {
+	Summary string `json:"sum,omitempty"`
+	LogPath string `json:"log,omitempty"`
+	Path    string `json:"path,omitempty"`
+	Line    int    `json:"line,omitempty"`
+}
+
+// Display is what a message record keeps for rebuilding the chat as the
+// user saw it; empty for most messages.
+type Display struct {
+	// Typed marks the typed blocks of a user message; nil: every text
+	// block was typed.
+	Typed []Typed `json:"typed,omitempty"`
+	// Tools holds the display of tool results, by tool-use id.
+	Tools map[string]ToolDisplay `json:"tools,omitempty"`
+}
+
 // Usage is what a thread's requests used so far.
 type Usage struct {
 	Input      int     `json:"in,omitempty"`
@@ -75,7 +95,7 @@ type record struct {
 	Kind    string            `json:"k"`
 	Header  *Header           `json:"h,omitempty"`
 	Message *provider.Message `json:"m,omitempty"`
-	Typed   []Typed           `json:"typed,omitempty"`
+	Display *Display          `json:"d,omitempty"`
 	Title   *string           `json:"title,omitempty"`
 	Usage   *Usage            `json:"u,omitempty"`
 	// At is when the record was written (unix milliseconds): the last

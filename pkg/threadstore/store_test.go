@@ -64,7 +64,7 @@ func TestAppendAndReload(t *testing.T) {
 		if i == 0 {
 			typed = []Typed{{Block: 0, Attached: []string{"@diff (2 lines)"}}}
 		}
-		require.NoError(t, w.Message(m, typed))
+		require.NoError(t, w.Message(m, Display{Typed: typed}))
 	}
 	require.NoError(t, w.Title("Listing"))
 	require.NoError(t, w.Usage(Usage{Input: 10, Output: 3, Cost: 0.5, Priced: true}))
@@ -85,7 +85,7 @@ func TestAppendAndReload(t *testing.T) {
 	for i, m := range sampleMessages() {
 		assert.Equal(t, m, got.Messages[i].Message)
 	}
-	assert.Equal(t, []Typed{{Block: 0, Attached: []string{"@diff (2 lines)"}}}, got.Messages[0].Typed)
+	assert.Equal(t, []Typed{{Block: 0, Attached: []string{"@diff (2 lines)"}}}, got.Messages[0].Display.Typed)
 
 	list := s.List()
 	require.Len(t, list, 1)
@@ -98,7 +98,7 @@ func TestAppendAndReload(t *testing.T) {
 	w, got, err = s.OpenWriter(threadA)
 	require.NoError(t, err)
 	require.Len(t, got.Messages, 3)
-	require.NoError(t, w.Message(provider.Message{Role: provider.RoleAssistant, Content: []provider.Block{provider.TextBlock("done")}}, nil))
+	require.NoError(t, w.Message(provider.Message{Role: provider.RoleAssistant, Content: []provider.Block{provider.TextBlock("done")}}, Display{}))
 	require.NoError(t, w.Close())
 	got, err = s.Load(threadA)
 	require.NoError(t, err)
@@ -111,7 +111,7 @@ func TestInvalidToolInputIsSaved(t *testing.T) {
 	w, err := s.Create(Header{ID: threadA})
 	require.NoError(t, err)
 	bad := provider.Message{Role: provider.RoleAssistant, Content: []provider.Block{{Kind: provider.BlockToolUse, ToolUseID: "x", ToolName: "t", Input: json.RawMessage(`{"a":`)}}}
-	require.NoError(t, w.Message(bad, nil))
+	require.NoError(t, w.Message(bad, Display{}))
 	w.Close()
 	got, err := s.Load(threadA)
 	require.NoError(t, err)
@@ -122,7 +122,7 @@ func TestTornLastLineIsIgnoredAndCutOnReopen(t *testing.T) {
 	s, warnings := openStore(t)
 	w, err := s.Create(Header{ID: threadA})
 	require.NoError(t, err)
-	require.NoError(t, w.Message(sampleMessages()[0], nil))
+	require.NoError(t, w.Message(sampleMessages()[0], Display{}))
 	w.Close()
 	f, err := os.OpenFile(s.logPath(threadA), os.O_APPEND|os.O_WRONLY, 0)
 	require.NoError(t, err)
@@ -138,7 +138,7 @@ func TestTornLastLineIsIgnoredAndCutOnReopen(t *testing.T) {
 
 	w, _, err = s.OpenWriter(threadA)
 	require.NoError(t, err)
-	require.NoError(t, w.Message(sampleMessages()[1], nil))
+	require.NoError(t, w.Message(sampleMessages()[1], Display{}))
 	w.Close()
 	got, err = s.Load(threadA)
 	require.NoError(t, err)
@@ -233,7 +233,7 @@ func TestMain(m *testing.M) {
 		if err == nil {
 			var w *Writer
 			if w, _, err = s.OpenWriter(id); err == nil {
-				_ = w.Message(provider.Message{Role: provider.RoleUser, Content: []provider.Block{provider.TextBlock("from the other process")}}, nil)
+				_ = w.Message(provider.Message{Role: provider.RoleUser, Content: []provider.Block{provider.TextBlock("from the other process")}}, Display{})
 				fmt.Println("locked")
 				_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
 				os.Exit(0)

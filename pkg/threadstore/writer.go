@@ -107,10 +107,14 @@ func (s *Store) OpenWriter(id string) (*Writer, *Thread, error) {
 	return w, t, nil
 }
 
-// Message appends a message as the thread's history got it; typed marks
-// the blocks the user typed (nil when all text blocks were).
-func (w *Writer) Message(m provider.Message, typed []Typed) error {
-	return w.append(record{Kind: kindMessage, Message: &m, Typed: typed}, time.Now())
+// Message appends a message as the thread's history got it, with what
+// its display needs (the zero Display for most messages).
+func (w *Writer) Message(m provider.Message, d Display) error {
+	r := record{Kind: kindMessage, Message: &m}
+	if d.Typed != nil || d.Tools != nil {
+		r.Display = &d
+	}
+	return w.append(r, time.Now())
 }
 
 // Title records a new title.
