@@ -56,13 +56,22 @@ func (a *App) refreshSaved() {
 	a.sumMu.Unlock()
 }
 
-// sortThreads orders the list: most recently active first.
+// sortThreads orders the list: the user's threads most recently active
+// first; sub-agents (drawn under their parent, in this order among
+// siblings) in the order they were spawned, after them.
 func sortThreads(list []view.ThreadSummary) {
 	sort.Slice(list, func(i, j int) bool {
-		if !list[i].Active.Equal(list[j].Active) {
-			return list[i].Active.After(list[j].Active)
+		a, b := list[i], list[j]
+		if (a.ParentID == "") != (b.ParentID == "") {
+			return a.ParentID == ""
 		}
-		return list[i].ID > list[j].ID
+		if a.ParentID != "" {
+			return a.ID < b.ID
+		}
+		if !a.Active.Equal(b.Active) {
+			return a.Active.After(b.Active)
+		}
+		return a.ID > b.ID
 	})
 }
 

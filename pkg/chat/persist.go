@@ -64,6 +64,11 @@ func (t *Thread) saveMessage(m provider.Message) {
 	if t.log.replaying {
 		return
 	}
+	if t.ctx.Err() != nil {
+		// Closing: tool calls ending now were cut short by the shutdown,
+		// not answered; reopened, the thread says they were interrupted.
+		return
+	}
 	t.log.messages++
 	t.log.active = time.Now()
 	if !t.openLog() {

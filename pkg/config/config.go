@@ -141,6 +141,8 @@ type Options struct {
 	Subagents Subagents `json:"subagents,omitempty"`
 	// MCPServers are the Model Context Protocol servers by name.
 	MCPServers map[string]MCPServer `json:"mcpServers,omitempty"`
+	// Threads configures saved threads (threads.go).
+	Threads Threads `json:"threads,omitempty"`
 	// SystemPrompt is appended to magenta's own system prompt.
 	SystemPrompt string `json:"systemPrompt,omitempty"`
 	LogLevel     string `json:"logLevel,omitempty"`
@@ -214,6 +216,9 @@ func (o Options) Validate() error {
 		return fmt.Errorf("magenta options: shell.logRoot: %q must be an absolute path", o.Shell.LogRoot)
 	}
 	if err := o.validateMCP(); err != nil {
+		return err
+	}
+	if err := o.Threads.validate(); err != nil {
 		return err
 	}
 	return o.validateSubagents()

@@ -285,6 +285,8 @@ func (h *Host) dispatch(app *chat.App, ev event) {
 		app.ShowThreads()
 	case "thread":
 		app.SelectThread(ev.str("id"))
+	case "delete_thread":
+		app.DeleteThread(ev.str("id"))
 	case "profile":
 		app.SetProfile(ev.str("name"))
 	case "context_files":
@@ -329,6 +331,8 @@ func (h *Host) attach(ev event) {
 		SystemPrompt: chat.SystemPrompt(env.Cwd, opts.SystemPrompt),
 		Broker:       h.broker,
 		ContextFiles: nvimbuf.New(h.nv, localfs.New()),
+		Store:        h.threadStore(opts, ev.str("dataDir"), env.Cwd),
+		OpenEnv:      h.openSavedEnv(opts),
 	})
 	if err != nil {
 		h.initErr = err

@@ -1,0 +1,56 @@
+package host
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/magenta-nvim/magenta/pkg/capabilities"
+	"github.com/magenta-nvim/magenta/pkg/capabilities/docker"
+	"github.com/magenta-nvim/magenta/pkg/chat"
+	"github.com/magenta-nvim/magenta/pkg/config"
+	"github.com/magenta-nvim/magenta/pkg/threadstore"
+)
+
+// threadStore opens the saved threads of workspace under dataDir
+// (Neovim's stdpath("data")), and prunes the old ones in the background
+// so the first frame never waits for it. nil when threads are not saved
+// or the store cannot be opened (the user is told; the chat works
+// unsaved).
+func (h *Host) threadStore(opts config.Options, dataDir, workspace string) *threadstore.Store {
+	if !opts.Threads.Persisted() {
+		return nil
+	}
+	store, err := threadstore.Open(dataDir, workspace, func(msg string) {
+		slog.Warn("thread store", "msg", msg)
+		h.renderer.Notify("magenta: "+msg, chat.LevelWarn)
+	})
+	if err != nil {
+		h.warnOnce("threads are not saved: " + err.Error())
+		return nil
+	}
+	if maxAge := opts.Threads.MaxAgeDuration(); maxAge > 0 {
+		go func() {
+			defer h.recoverTo("pruning saved threads")
+			if n := store.Prune(maxAge, time.Now()); n > 0 {
+				slog.Info("pruned saved threads", "count", n, "maxAge", maxAge)
+			}
+		}()
+	}
+	return store
+}
+
+// openSavedEnv makes the Docker environment a saved thread worked in,
+// off the app goroutine.
+func (h *Host) openSavedEnv(opts config.Options) chat.OpenEnvFunc {
+	return func(cfg threadstore.Env, done func(*capabilities.Environment, string, error)) {
+		go func() {
+			defer h.recoverTo("reopening a docker thread")
+			env, err := h.dockerEnvironment(h.ctx, opts, docker.Config{Container: cfg.Container, Cwd: cfg.Cwd})
+			if err != nil {
+				done(nil, "", err)
+				return
+			}
+			done(env, chat.SystemPrompt(env.Cwd, opts.SystemPrompt), nil)
+		}()
+	}
+}
