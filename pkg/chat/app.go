@@ -417,7 +417,10 @@ func (a *App) publishList() {
 	}
 	a.listVersion++
 	version, activeID := a.listVersion, a.activeID
-	a.sumMu.Unlock()
+	// Published under the lock (Publish never blocks): the app and thread
+	// goroutines both publish the list, and one that built its list
+	// earlier must not publish it over a newer one.
+	defer a.sumMu.Unlock()
 	sortThreads(list)
 	a.deps.Screen.Publish(ThreadListKey, view.RenderThreadList(list, activeID, version))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -26,7 +27,7 @@ func savingHarness(t *testing.T, dataDir string, reg *tools.Registry) (*harness,
 	require.NoError(t, err)
 	screen := newRecordingScreen()
 	fake := providertest.New()
-	app, err := NewApp(context.Background(), config.Options{Profiles: testProfiles}, AppDeps{
+	app, err := NewApp(context.Background(), config.Options{Profiles: testProfiles, Subagents: config.Subagents{MaxDepth: 1}}, AppDeps{
 		Screen: screen, Tools: reg, Env: &capabilities.Environment{Name: "local", Cwd: t.TempDir()},
 		NewProvider:  func(config.Profile) (provider.Provider, error) { return fake, nil },
 		SystemPrompt: "be brief", Store: store,
@@ -197,4 +198,59 @@ func TestUnusedThreadsLeaveNoFile(t *testing.T) {
 	h.app.ShowThreads()
 	h.screen.waitForText(t, "# Threads")
 	assert.Empty(t, store.List())
+}
+
+func TestSubagentsAreSavedUnderTheirParent(t *testing.T) {
+	dir := t.TempDir()
+	h, store := savingHarness(t, dir, nil)
+	parent := make(chan *providertest.Call, 4)
+	h.fake.Serve(func(c *providertest.Call) {
+		if isSubagent(c) {
+			c.ToolUse("y", "yield_to_parent", map[string]string{"result": "found it"})
+			c.Stop(provider.StopToolUse)
+			return
+		}
+		parent <- c
+	})
+	next := func() *providertest.Call {
+		select {
+		case c := <-parent:
+			return c
+		case <-time.After(providertest.DefaultWait):
+			t.Fatal("no request from the parent")
+			return nil
+		}
+	}
+	h.app.Send("delegate")
+	c := next()
+	c.ToolUse("s1", "spawn_subagents", map[string]any{"agents": []map[string]any{{"prompt": "look around"}}})
+	c.Stop(provider.StopToolUse)
+	c = next()
+	assert.Contains(t, c.Results()["s1"].Result[0].Text, "found it")
+	c.Reply("all done")
+	h.screen.waitForText(t, "all done")
+	parentID := h.app.ActiveThreadID()
+	h.app.Close()
+
+	list := store.List()
+	require.Len(t, list, 2)
+	var child threadstore.Summary
+	for _, s := range list {
+		if s.ID != parentID {
+			child = s
+		}
+	}
+	assert.Equal(t, parentID, child.ParentID)
+
+	h2, _ := savingHarness(t, dir, nil)
+	h2.app.ShowThreads()
+	text := h2.screen.waitForText(t, "saved")
+	assert.Regexp(t, `(?m)^  \d\. \S+  New thread  \[fast, saved, 4 messages, [^\]]+\]\n      \d\. \S+  New thread  \[fast, saved, \d messages, [^\]]+\]$`, text, "the sub-agent is drawn under its parent")
+
+	// Reopened, the sub-agent shows its parent's link in the list still.
+	h2.app.SelectThread(child.ID)
+	h2.screen.waitForText(t, "yield_to_parent: result delivered")
+	h2.app.ShowThreads()
+	text = h2.screen.waitForText(t, "idle")
+	assert.Regexp(t, `(?m)^  \d\. \S+  New thread  \[fast, saved, 4 messages, [^\]]+\]\n\*     \d\. \S+`, text)
 }

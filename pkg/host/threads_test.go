@@ -7,6 +7,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/magenta-nvim/magenta/pkg/capabilities/docker/dockertest"
+	"github.com/magenta-nvim/magenta/pkg/chat/provider"
+	"github.com/magenta-nvim/magenta/pkg/chat/provider/providertest"
+	"github.com/magenta-nvim/magenta/pkg/config"
+	"github.com/magenta-nvim/magenta/pkg/host"
 	"github.com/magenta-nvim/magenta/pkg/nvimtest"
 )
 
@@ -47,5 +52,73 @@ func TestDeleteThreadCommand(t *testing.T) {
 		assert.NotContains(t, text, "2. ")
 		n.LuaResult(&ids, `return vim.fn.getcompletion("Magenta thread ", "cmdline")`)
 		assert.Len(t, ids, 1)
+	})
+}
+
+// A saved Docker thread reopens in its container (commands run there
+// again); once the container is gone, it says so and goes on locally.
+func TestSavedDockerThreadReopens(t *testing.T) {
+	dockertest.Image(t)
+	nvimtest.ForEach(t, func(t *testing.T, bin string) {
+		container := dockertest.Start(t)
+		dataDir, work := t.TempDir(), t.TempDir()
+		open := func() (*nvimtest.Nvim, *providertest.Fake, *host.Host) {
+			n := nvimtest.Start(t, bin, "XDG_DATA_HOME="+dataDir)
+			fake := providertest.New()
+			h := n.StartHost(host.Options{Version: "test", NewProvider: func(config.Profile) (provider.Provider, error) { return fake, nil }})
+			n.Command("cd " + work)
+			n.Setup(testOptions)
+			n.Command("Magenta toggle")
+			return n, fake, h
+		}
+		n, fake, h := open()
+		n.Command("Magenta new-thread docker " + container + " /tmp")
+		n.WaitForText("display", "docker:"+container+" · /tmp")
+		n.FocusRole("input")
+		n.Type("in the box")
+		n.Keys("<CR>")
+		fake.Next(t).Reply("boxed")
+		n.WaitForText("display", "boxed")
+		h.Close() // the host exits; its locks go with it
+
+		n, fake, h = open()
+		n.Command("Magenta threads")
+		n.WaitForText("display", "docker:"+container+", 2 messages")
+		n.FocusRole("display")
+		n.CursorTo("docker:" + container)
+		n.Keys("<CR>")
+		text := n.WaitForText("display", "boxed")
+		assert.Contains(t, text, "docker:"+container+" · /tmp")
+		n.FocusRole("input")
+		n.Type("where?")
+		n.Keys("<CR>")
+		call := fake.Next(t)
+		call.ToolUse("tu_p", "bash_command", map[string]string{"command": "pwd && hostname", "description": "where"})
+		call.Stop(provider.StopToolUse)
+		next := fake.Next(t)
+		res, isErr := lastResult(t, next)
+		require.False(t, isErr, res)
+		assert.Contains(t, res, "/tmp\n"+dockertest.Docker(t, "exec", container, "hostname"))
+		next.Reply("there")
+		n.WaitForText("display", "there")
+		h.Close()
+
+		dockertest.Docker(t, "rm", "-f", container)
+		n, fake, _ = open()
+		n.Command("Magenta threads")
+		n.WaitForText("display", "docker:"+container)
+		n.FocusRole("display")
+		n.CursorTo("docker:" + container)
+		n.Keys("<CR>")
+		text = n.WaitForText("display", "cannot be used")
+		assert.Contains(t, text, "The thread goes on in the local workspace")
+		assert.Contains(t, text, "local · sandbox off")
+		n.FocusRole("input")
+		n.Type("and now?")
+		n.Keys("<CR>")
+		call = fake.Next(t)
+		assert.Len(t, call.Request.Messages, 7, "the history goes on")
+		call.Reply("local now")
+		n.WaitForText("display", "local now")
 	})
 }
