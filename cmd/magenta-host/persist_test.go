@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -263,7 +264,8 @@ func TestTwoNeovimsInOneWorkspace(t *testing.T) {
 		b.WaitForText("display", "ready")
 
 		var warnings []string
-		store, err := threadstore.Open(filepath.Join(dataDir, "nvim"), work, func(m string) { warnings = append(warnings, m) })
+		var mu sync.Mutex
+		store, err := threadstore.Open(filepath.Join(dataDir, "nvim"), work, func(m string) { mu.Lock(); warnings = append(warnings, m); mu.Unlock() })
 		require.NoError(t, err)
 		list := store.List()
 		require.Len(t, list, 2)

@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/magenta-nvim/magenta/pkg/chat/provider"
@@ -138,6 +141,9 @@ func parse(data []byte) (*Thread, error) {
 	return t, nil
 }
 
+// listWorkers is how many goroutines List reads summaries with.
+const listWorkers = 4
+
 // List returns the summaries of the saved threads, most recently active
 // first. It reads each thread's small summary file and only the part of
 // the log written since (the writer rewrites the summary now and then,
@@ -148,14 +154,35 @@ func (s *Store) List() []Summary {
 	if err != nil {
 		return nil
 	}
-	out := make([]Summary, 0, len(entries)/2)
+	var logs []os.DirEntry
 	for _, e := range entries {
-		id, ok := strings.CutSuffix(e.Name(), logExt)
-		if !ok || checkID(id) != nil {
-			continue
+		if id, ok := strings.CutSuffix(e.Name(), logExt); ok && checkID(id) == nil {
+			logs = append(logs, e)
 		}
-		if sum, ok := s.summaryOf(id); ok {
-			out = append(out, sum)
+	}
+	// The time goes to open(2) and read(2) of small files: a few
+	// goroutines overlap them.
+	sums := make([]Summary, len(logs))
+	found := make([]bool, len(logs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(listWorkers, len(logs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(logs); i = int(next.Add(1) - 1) {
+				info, err := logs[i].Info()
+				if err == nil {
+					sums[i], found[i] = s.summaryOf(strings.TrimSuffix(logs[i].Name(), logExt), info.Size())
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	out := make([]Summary, 0, len(logs))
+	for i, ok := range found {
+		if ok {
+			out = append(out, sums[i])
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -167,23 +194,15 @@ func (s *Store) List() []Summary {
 	return out
 }
 
-// summaryOf is the summary of thread id brought up to date with its log.
-func (s *Store) summaryOf(id string) (Summary, bool) {
-	f, err := os.Open(s.logPath(id))
-	if err != nil {
-		return Summary{}, false
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return Summary{}, false
-	}
-	if sum, ok := s.readSummary(id); ok && sum.Size <= info.Size() {
-		if sum.Size == info.Size() {
+// summaryOf is the summary of thread id brought up to date with its log
+// of size bytes (as listed); the log is opened only when the summary is
+// behind it.
+func (s *Store) summaryOf(id string, size int64) (Summary, bool) {
+	if sum, ok := s.readSummary(id); ok && sum.Size <= size {
+		if sum.Size == size {
 			return sum, true
 		}
-		tail := make([]byte, info.Size()-sum.Size)
-		if _, err := f.ReadAt(tail, sum.Size); err == nil && applyTail(&sum, tail) == nil {
+		if s.readTail(id, &sum) {
 			return sum, true
 		}
 	}
@@ -192,10 +211,28 @@ func (s *Store) summaryOf(id string) (Summary, bool) {
 		return Summary{}, false
 	}
 	sum := t.Summary()
-	if sum.Size == info.Size() {
+	if sum.Size == size {
 		_ = s.writeSummary(sum) // best effort: the next list is fast again
 	}
 	return sum, true
+}
+
+// readTail brings sum up to date with the log written after sum.Size.
+func (s *Store) readTail(id string, sum *Summary) bool {
+	f, err := os.Open(s.logPath(id))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil || info.Size() < sum.Size {
+		return false
+	}
+	tail := make([]byte, info.Size()-sum.Size)
+	if _, err := f.ReadAt(tail, sum.Size); err != nil {
+		return false
+	}
+	return applyTail(sum, tail) == nil
 }
 
 // applyTail updates sum with the complete records of tail, the part of
@@ -223,12 +260,31 @@ func applyTail(sum *Summary, tail []byte) error {
 	return nil
 }
 
-// readSummary returns the summary file of id.
+// readSummary returns the summary file of id. A summary is a few
+// hundred bytes: one read into a buffer, no stat.
 func (s *Store) readSummary(id string) (Summary, bool) {
-	data, err := os.ReadFile(s.summaryPath(id))
+	f, err := os.Open(s.summaryPath(id))
 	if err != nil {
 		return Summary{}, false
 	}
+	var buf [2048]byte
+	n, err := io.ReadFull(f, buf[:])
+	var data []byte
+	switch err {
+	case io.ErrUnexpectedEOF, io.EOF:
+		data = buf[:n]
+	case nil: // a long title: read the rest
+		rest, err := io.ReadAll(f)
+		if err != nil {
+			f.Close()
+			return Summary{}, false
+		}
+		data = append(buf[:n:n], rest...)
+	default:
+		f.Close()
+		return Summary{}, false
+	}
+	f.Close()
 	var sum Summary
 	if json.Unmarshal(data, &sum) != nil || sum.ID != id {
 		return Summary{}, false

@@ -71,7 +71,7 @@ func Dir(dataDir, workspace string) string {
 
 // Open returns the store of workspace (an absolute path) under dataDir,
 // creating its directory. warn receives one message per bad file (nil:
-// none are reported).
+// none are reported); it may be called from several goroutines at once.
 func Open(dataDir, workspace string, warn func(string)) (*Store, error) {
 	if dataDir == "" {
 		return nil, fmt.Errorf("thread store: no data directory")

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,7 +23,8 @@ import (
 func openStore(t *testing.T) (*Store, *[]string) {
 	t.Helper()
 	var warnings []string
-	s, err := Open(t.TempDir(), "/home/u/src/my app", func(msg string) { warnings = append(warnings, msg) })
+	var mu sync.Mutex // List reads files on several goroutines
+	s, err := Open(t.TempDir(), "/home/u/src/my app", func(msg string) { mu.Lock(); warnings = append(warnings, msg); mu.Unlock() })
 	require.NoError(t, err)
 	return s, &warnings
 }
