@@ -30,6 +30,7 @@ type threadLog struct {
 	// nextTyped marks the typed blocks of the message being appended.
 	nextTyped []threadstore.Typed
 	title     string
+	profile   string
 	usage     view.Usage
 	// savedParent is the parent of a reopened sub-agent thread (its live
 	// link is gone, the list still draws it under the parent).
@@ -121,7 +122,7 @@ func (t *Thread) openLog() bool {
 		t.saveErr(err)
 		return false
 	}
-	t.log.w, t.log.title = w, t.title
+	t.log.w, t.log.title, t.log.profile = w, t.title, t.profile.Name
 	return true
 }
 
@@ -134,6 +135,10 @@ func (t *Thread) saveMeta() {
 	if t.title != t.log.title {
 		t.log.title = t.title
 		t.saveErr(t.log.w.Title(t.title))
+	}
+	if t.profile.Name != t.log.profile {
+		t.log.profile = t.profile.Name
+		t.saveErr(t.log.w.Profile(t.profile.Name))
 	}
 	if t.usage != t.log.usage {
 		t.log.usage = t.usage

@@ -83,10 +83,14 @@ func TestThreadIsSavedAndContinuedInANewApp(t *testing.T) {
 	h2.screen.waitForText(t, "Continued.")
 	h2.screen.waitForText(t, "ready")
 	assert.Equal(t, id, h2.app.ActiveThreadID(), "the same thread goes on")
+	h2.app.SetProfile("slow")
+	h2.screen.waitForText(t, "profile slow")
 	h2.app.Close()
 	saved, err := store.Load(id)
 	require.NoError(t, err)
 	assert.Len(t, saved.Messages, 6)
+	assert.Equal(t, "slow", saved.Header.Profile, "a switch of profile is saved")
+	assert.Equal(t, "slow", store.List()[0].Profile)
 }
 
 func TestInterruptedToolCallsGetAResultOnReopen(t *testing.T) {

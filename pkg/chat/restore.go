@@ -44,6 +44,7 @@ func RestoreThread(parent context.Context, profile config.Profile, deps Deps, sa
 	t.rebuild(saved.Messages)
 	t.log.replaying = false
 	t.log.w, t.log.readOnly, t.log.title, t.log.usage = o.Writer, o.ReadOnly, t.title, t.usage
+	t.log.profile = saved.Header.Profile
 	t.log.active = saved.LastActive
 	t.finishInterrupted()
 	for _, note := range []string{o.ReadOnly, o.Note} {

@@ -10,7 +10,7 @@
 //     rewritten. The first line is the header (id, creation time,
 //     workspace, environment config, parent thread for sub-agents); then
 //     message records (a provider.Message as the thread's history got
-//     it), and meta records (title, usage). Readers skip kinds they do
+//     it), and meta records (title, profile, usage). Readers skip kinds they do
 //     not know, so later kinds can be added without breaking old hosts.
 //   - <id>.sum, the summary: title, last activity, message count,
 //     environment and the log size it describes, rewritten atomically

@@ -25,6 +25,8 @@ type Message struct {
 
 // Thread is a saved thread read back.
 type Thread struct {
+	// Header is the first record; its Title and Profile are the latest
+	// ones the log records.
 	Header   Header
 	Title    string
 	Messages []Message
@@ -131,6 +133,10 @@ func parse(data []byte) (*Thread, error) {
 		case kindUsage:
 			if r.Usage != nil {
 				t.Usage = *r.Usage
+			}
+		case kindProfile:
+			if r.Profile != nil {
+				t.Header.Profile = *r.Profile
 			}
 		}
 		// Other kinds come from newer versions: skipped.
@@ -254,6 +260,8 @@ func applyTail(sum *Summary, tail []byte) error {
 			sum.Messages++
 		case r.Kind == kindTitle && r.Title != nil:
 			sum.Title = *r.Title
+		case r.Kind == kindProfile && r.Profile != nil:
+			sum.Profile = *r.Profile
 		}
 	}
 	sum.Size += int64(len(tail))

@@ -19,6 +19,7 @@ const (
 	kindMessage = "msg"
 	kindTitle   = "title"
 	kindUsage   = "usage"
+	kindProfile = "profile"
 )
 
 // Env is where a thread works: the local workspace, or a container.
@@ -97,6 +98,7 @@ type record struct {
 	Message *provider.Message `json:"m,omitempty"`
 	Display *Display          `json:"d,omitempty"`
 	Title   *string           `json:"title,omitempty"`
+	Profile *string           `json:"profile,omitempty"`
 	Usage   *Usage            `json:"u,omitempty"`
 	// At is when the record was written (unix milliseconds): the last
 	// one is the thread's last activity.

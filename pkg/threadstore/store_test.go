@@ -69,10 +69,12 @@ func TestAppendAndReload(t *testing.T) {
 		require.NoError(t, w.Message(m, Display{Typed: typed}))
 	}
 	require.NoError(t, w.Title("Listing"))
+	require.NoError(t, w.Profile("slow"))
 	require.NoError(t, w.Usage(Usage{Input: 10, Output: 3, Cost: 0.5, Priced: true}))
 	open := s.List() // the summary file is older than the log: the rest is read from the log
 	require.Len(t, open, 1)
 	assert.Equal(t, "Listing", open[0].Title)
+	assert.Equal(t, "slow", open[0].Profile)
 	assert.Equal(t, 3, open[0].Messages)
 	require.NoError(t, w.Close())
 
@@ -81,6 +83,7 @@ func TestAppendAndReload(t *testing.T) {
 	assert.Equal(t, "Listing", got.Title)
 	assert.Equal(t, Env{Type: "docker", Container: "dev", Cwd: "/work"}, got.Header.Env)
 	assert.Equal(t, "p1", got.Header.ParentID)
+	assert.Equal(t, "slow", got.Header.Profile, "the latest profile")
 	assert.Equal(t, "/home/u/src/my app", got.Header.Workspace)
 	assert.Equal(t, Usage{Input: 10, Output: 3, Cost: 0.5, Priced: true}, got.Usage)
 	require.Len(t, got.Messages, 3)

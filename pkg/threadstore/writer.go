@@ -122,6 +122,11 @@ func (w *Writer) Title(title string) error {
 	return w.append(record{Kind: kindTitle, Title: &title}, time.Now())
 }
 
+// Profile records that the thread switched to another profile.
+func (w *Writer) Profile(name string) error {
+	return w.append(record{Kind: kindProfile, Profile: &name}, time.Now())
+}
+
 // Usage records the thread's usage so far (the last record wins).
 func (w *Writer) Usage(u Usage) error {
 	return w.append(record{Kind: kindUsage, Usage: &u}, time.Now())
@@ -159,6 +164,8 @@ func (w *Writer) append(r record, at time.Time) error {
 		w.sum.Messages++
 	case kindTitle:
 		w.sum.Title = *r.Title
+	case kindProfile:
+		w.sum.Profile = *r.Profile
 	}
 	if r.Kind == kindHeader || w.sum.Size-w.savedSize >= summaryEvery {
 		w.saveSummary()
