@@ -139,21 +139,22 @@ func TestSavedThreadSurvivesHostAndNeovimRestarts(t *testing.T) {
 		n.WaitForText("display", "Named it.")
 		n.WaitForText("display", "ready")
 
+		// The host stops; the next message starts one, which reopens the
+		// thread the old one showed, and the message continues it.
 		n.Command("Magenta restart")
 		waitHostGone(n)
-		text := openFromList(n, "Kept thread")
-		assert.Contains(t, text, "saved, 4 messages")
-		text = n.WaitForText("display", "Named it.")
-		assert.Contains(t, text, "## user\nhello")
-		assert.Contains(t, text, "✓ thread_title: Kept thread")
 		send(n, "more")
 		c = srv.Next(t)
 		require.Len(t, c.Messages, 5, "the whole history is sent")
 		assert.Equal(t, []string{"hello"}, c.Messages[0].Texts())
 		assert.Equal(t, []string{"more"}, c.Messages[4].Texts())
 		c.Reply("More.")
-		n.WaitForText("display", "More.")
+		text := n.WaitForText("display", "More.")
+		assert.Contains(t, text, "## user\nhello")
+		assert.Contains(t, text, "✓ thread_title: Kept thread")
 		n.WaitForText("display", "ready")
+		text = openList(n, "Kept thread")
+		assert.Contains(t, text, "Kept thread  [wire, idle, 6 messages", "listed, and open in this host")
 		pid := hostPid(n)
 		_ = n.V.Close() // Neovim may report the host job it ended
 		// The host exits with its Neovim, and its lock with it (else the
@@ -192,9 +193,10 @@ func TestKilledHostThreadResumes(t *testing.T) {
 		require.NoError(t, syscall.Kill(hostPid(n), syscall.SIGKILL))
 		waitHostGone(n)
 
-		text := openFromList(n, "saved, 2 messages")
-		assert.Contains(t, text, "New thread")
-		text = n.WaitForText("display", "interrupted")
+		// The next command starts a host, which reopens the thread: the
+		// user's message, the reply and the interrupted result.
+		openFromList(n, "3 messages")
+		text := n.WaitForText("display", "interrupted")
 		assert.Contains(t, text, "## user\nfirst")
 		assert.Contains(t, text, "Checking.")
 		assert.Contains(t, text, "✗ bash_command")
@@ -208,7 +210,7 @@ func TestKilledHostThreadResumes(t *testing.T) {
 		require.NoError(t, syscall.Kill(hostPid(n), syscall.SIGKILL))
 		waitHostGone(n)
 
-		openFromList(n, "saved, 4 messages") // first, the reply, the interrupted result, second
+		openFromList(n, "4 messages") // first, the reply, the interrupted result, second
 		text = n.WaitForText("display", "second")
 		assert.NotContains(t, text, "Half a rep", "only the text still streaming is lost")
 		send(n, "third")

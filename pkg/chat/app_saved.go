@@ -26,6 +26,27 @@ const readOnlyNote = "This thread is open in another Neovim, which writes it (it
 // prefix; "" is the shown thread), and its saved file.
 func (a *App) DeleteThread(id string) { a.do(func() { a.deleteThread(id) }) }
 
+// Resume shows saved thread id if there is one (nothing otherwise): the
+// thread the previous host showed, when a new host starts.
+func (a *App) Resume(id string) {
+	a.do(func() {
+		if a.deps.Store == nil || checkResumable(id) != nil {
+			return
+		}
+		if _, err := a.deps.Store.Load(id); err == nil {
+			a.openSaved(id)
+		}
+	})
+}
+
+// checkResumable rejects ids that cannot name a saved thread.
+func checkResumable(id string) error {
+	if id == "" || strings.ContainsAny(id, "/\\.") {
+		return errors.New("not a thread id")
+	}
+	return nil
+}
+
 // savedSummaries returns the summaries of the saved threads that are not
 // running here (read from the store; nil without one).
 func (a *App) savedSummaries() []view.ThreadSummary {

@@ -54,3 +54,43 @@ func (h *Host) openSavedEnv(opts config.Options) chat.OpenEnvFunc {
 		}()
 	}
 }
+
+// shownScreen is the renderer as the app's Screen, telling Lua which
+// thread is shown (host.lua keeps it), so a host started after this one
+// died or was restarted reopens that thread (attach's "resume").
+type shownScreen struct {
+	*Renderer
+	shown chan string // the latest thread id shown; capacity 1
+}
+
+// Show implements chat.Screen. It never blocks: the app goroutine is
+// the only sender, and a value not yet taken is replaced.
+func (s shownScreen) Show(key string) {
+	s.Renderer.Show(key)
+	if key == chat.ThreadListKey {
+		return
+	}
+	select {
+	case <-s.shown:
+	default:
+	}
+	s.shown <- key
+}
+
+// tellShown passes the shown thread to Lua until the host closes.
+func (h *Host) tellShown(shown <-chan string) {
+	defer h.recoverTo("telling Lua the shown thread")
+	for {
+		select {
+		case <-h.ctx.Done():
+			return
+		case id := <-shown:
+			if h.nv == nil {
+				continue
+			}
+			if err := h.nv.ExecLua(`require('magenta.host').shown(...)`, nil, id); err != nil {
+				slog.Debug("telling Lua the shown thread", "err", err)
+			}
+		}
+	}
+}
