@@ -63,6 +63,16 @@ M.subcommands = {
     host().notify("thread", { id = args[1] or "" })
     sidebar().open()
   end,
+  ["delete-thread"] = function(args, cmd)
+    local id = args[1] or ""
+    if not (cmd and cmd.bang) then
+      local what = id == "" and "the current thread" or ("thread " .. id)
+      if vim.fn.confirm("magenta: delete " .. what .. " and its saved history?", "&Yes\n&No", 2) ~= 1 then
+        return
+      end
+    end
+    host().notify("delete_thread", { id = id })
+  end,
   profile = function(args)
     if not args[1] then
       vim.notify("magenta: :Magenta profile needs a name: " .. table.concat(config.profile_names(), ", "), vim.log.levels.ERROR)
@@ -117,6 +127,7 @@ local order = {
   "new-thread",
   "threads",
   "thread",
+  "delete-thread",
   "profile",
   "context-files",
   "add-buffer",
@@ -219,7 +230,7 @@ function M.complete(arglead, cmdline)
     -- Running containers, from a running host (completion starts none).
     local h = require("magenta.host")
     candidates = h.running() and h.request("containers") or {}
-  elseif #words == 3 and words[2] == "thread" then
+  elseif #words == 3 and (words[2] == "thread" or words[2] == "delete-thread") then
     -- Only a running host has threads; completion never starts one.
     local h = require("magenta.host")
     candidates = h.running() and h.request("thread_ids") or {}

@@ -94,6 +94,12 @@ M.defaults = {
   -- Where new threads work: { type = "local" }, or { type = "docker",
   -- container = "dev", cwd = "/work" } (see :help magenta-docker).
   environment = { type = "local" },
+  -- Saved threads: stdpath("data")/magenta/threads/<workspace>/ (see
+  -- :help magenta-threads).
+  threads = {
+    persist = true, -- save threads as they change; :Magenta threads lists them
+    maxAge = 90, -- days after its last activity a thread is deleted; 0 keeps them forever
+  },
   sandbox = {
     enabled = "auto", -- "auto" | true | false: confine bash_command with bubblewrap (Linux)
     network = "deny", -- "deny" | "allow": network for confined commands
@@ -203,6 +209,7 @@ function M.for_host()
     mcpServers = M.mcp_for_host(o.mcpServers),
     mcpProjectFile = o.mcpProjectFile,
     environment = o.environment,
+    threads = o.threads,
     sandbox = o.sandbox and {
       enabled = o.sandbox.enabled,
       network = o.sandbox.network,

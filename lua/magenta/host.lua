@@ -16,7 +16,13 @@ local state = {
   attached = nil, -- the channel we sent "attach" to
   stopping = false,
   stderr = {},
+  shown = nil, -- the thread the host last showed; a new host reopens it
 }
+
+--- Called by the host when it shows a thread.
+function M.shown(id)
+  state.shown = id
+end
 
 local root = vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h:h:h")
 
@@ -142,6 +148,7 @@ function M.channel()
     payload.options = config.for_host()
     payload.cwd = vim.fn.getcwd()
     payload.dataDir = vim.fn.stdpath("data")
+    payload.resume = state.shown
     vim.rpcnotify(chan, M.EVENT, { "attach", payload })
     M.track_lsp()
   end

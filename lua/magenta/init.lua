@@ -84,7 +84,7 @@ function M.setup(opts)
   end
   vim.api.nvim_create_user_command("Magenta", function(cmd)
     M.command(cmd.fargs, cmd)
-  end, { nargs = "+", range = true, complete = M.complete, desc = "magenta: AI coding agent" })
+  end, { nargs = "+", range = true, bang = true, complete = M.complete, desc = "magenta: AI coding agent" })
   set_keymaps()
   local host = package.loaded["magenta.host"]
   if host and host.running() then

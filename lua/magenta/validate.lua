@@ -117,6 +117,7 @@ local schema = {
     container = "string",
     cwd = "string",
   },
+  threads = { persist = "boolean", maxAge = "number" },
   sandbox = {
     enabled = { enum = { "auto", true, false } },
     network = { enum = { "deny", "allow" } },

@@ -6,6 +6,7 @@ import (
 	"github.com/magenta-nvim/magenta/pkg/approval"
 	"log/slog"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
 	"github.com/magenta-nvim/magenta/pkg/chat/view"
 	"github.com/magenta-nvim/magenta/pkg/config"
+	"github.com/magenta-nvim/magenta/pkg/threadstore"
 	"github.com/magenta-nvim/magenta/pkg/tools"
 )
 
@@ -63,6 +65,10 @@ type AppDeps struct {
 	Terminals Terminals
 	// MCP reports MCP servers starting or failed (see Deps).
 	MCP func() view.MCPLine
+	// Store saves threads and lists the saved ones (nil: not saved);
+	// OpenEnv makes a saved Docker thread's environment (app_saved.go).
+	Store   *threadstore.Store
+	OpenEnv OpenEnvFunc
 }
 
 // App owns the threads and which one is shown. Its methods enqueue work
@@ -81,6 +87,8 @@ type App struct {
 	profile config.Profile
 	listing bool
 	agents  appAgents
+	// opening holds saved threads whose environment is being made.
+	opening map[string]bool
 
 	// Written by thread goroutines, read by the app and by them.
 	sumMu       sync.Mutex
@@ -91,6 +99,8 @@ type App struct {
 	byID        map[string]*Thread
 	// profiles answers threads' profile lookups (compaction_app.go).
 	profiles profileBook
+	// saved are the saved threads not running here, as last listed.
+	saved []view.ThreadSummary
 }
 
 // NewApp starts the app with one empty thread on the first profile.
@@ -102,7 +112,7 @@ func NewApp(parent context.Context, opts config.Options, deps AppDeps) (*App, er
 	a := &App{
 		ctx: ctx, cancel: cancel, inbox: make(chan func(), inboxSize), done: make(chan struct{}),
 		deps: deps, opts: opts, profile: opts.Profiles[0], summaries: map[string]view.ThreadSummary{},
-		byID: map[string]*Thread{},
+		byID: map[string]*Thread{}, opening: map[string]bool{},
 	}
 	a.profiles.set(opts)
 	if deps.Broker != nil {
@@ -261,6 +271,7 @@ func (a *App) showActive() {
 }
 
 func (a *App) showThreads() {
+	a.refreshSaved()
 	a.listing = true
 	a.setShowingList(true)
 	a.publishList()
@@ -269,6 +280,14 @@ func (a *App) showThreads() {
 
 func (a *App) selectThread(id string) {
 	match, candidates := a.findThread(id)
+	if match == nil && len(candidates) <= 1 {
+		saved, more := a.resolveSaved(id)
+		if saved != nil {
+			a.openSaved(saved.ID)
+			return
+		}
+		candidates = append(candidates, more...)
+	}
 	switch {
 	case match != nil:
 	case len(candidates) > 1:
@@ -328,6 +347,13 @@ func (a *App) ThreadIDs() []string {
 		ids = append(ids, id)
 	}
 	a.sumMu.Unlock()
+	if a.deps.Store != nil {
+		for _, s := range a.deps.Store.List() {
+			if !slices.Contains(ids, s.ID) {
+				ids = append(ids, s.ID)
+			}
+		}
+	}
 	sort.Strings(ids)
 	short := view.ShortIDs(ids)
 	out := make([]string, len(ids))
@@ -386,18 +412,26 @@ func (a *App) setShowingList(v bool) {
 	a.sumMu.Unlock()
 }
 
-// publishList renders the thread list in thread creation order (UUIDv7
-// ids sort by time).
+// publishList renders the thread list: the running threads and the
+// saved ones, most recently active first.
 func (a *App) publishList() {
 	a.sumMu.Lock()
-	list := make([]view.ThreadSummary, 0, len(a.summaries))
+	list := make([]view.ThreadSummary, 0, len(a.summaries)+len(a.saved))
 	for _, s := range a.summaries {
 		list = append(list, s)
 	}
+	for _, s := range a.saved {
+		if _, running := a.summaries[s.ID]; !running {
+			list = append(list, s)
+		}
+	}
 	a.listVersion++
 	version, activeID := a.listVersion, a.activeID
-	a.sumMu.Unlock()
-	sort.Slice(list, func(i, j int) bool { return list[i].ID < list[j].ID })
+	// Published under the lock (Publish never blocks): the app and thread
+	// goroutines both publish the list, and one that built its list
+	// earlier must not publish it over a newer one.
+	defer a.sumMu.Unlock()
+	sortThreads(list)
 	a.deps.Screen.Publish(ThreadListKey, view.RenderThreadList(list, activeID, version))
 }
 

@@ -6,6 +6,7 @@ import (
 	"github.com/magenta-nvim/magenta/pkg/chat/provider"
 	"github.com/magenta-nvim/magenta/pkg/chat/view"
 	"github.com/magenta-nvim/magenta/pkg/config"
+	"github.com/magenta-nvim/magenta/pkg/threadstore"
 	"github.com/magenta-nvim/magenta/pkg/tools"
 )
 
@@ -53,6 +54,8 @@ type Deps struct {
 	// the header. It is called for every frame, from the thread
 	// goroutine: it must be cheap and safe for concurrent use.
 	MCP func() view.MCPLine
+	// Store saves the thread (nil: it is not saved).
+	Store *threadstore.Store
 	// agents links the thread to the app's sub-agents (zero: none).
 	agents agentDeps
 }

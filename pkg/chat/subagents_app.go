@@ -108,6 +108,7 @@ func (a *App) threadDeps(env *capabilities.Environment, systemPrompt string) Dep
 		Profile: a.profiles.lookup, OnCompacted: a.deps.OnCompacted,
 		Terminals: a.deps.Terminals, TerminalKey: a.opts.TerminalKeyLabel(),
 		MCP:    a.deps.MCP,
+		Store:  a.deps.Store,
 		agents: agentDeps{app: a, limit: a.agents.limit, basePrompt: systemPrompt},
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"sync"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -73,6 +74,8 @@ type Thread struct {
 	usage view.Usage
 	// compaction: see compaction.go.
 	compaction compactionState
+	// log is the thread's saved form (persist.go).
+	log threadLog
 }
 
 type (
@@ -115,6 +118,7 @@ func NewThread(parent context.Context, profile config.Profile, deps Deps) (*Thre
 		profile: profile, providers: map[string]provider.Provider{},
 		agents: newThreadAgents(deps.agents),
 	}
+	t.log.active = time.Now()
 	go t.run()
 	return t, nil
 }
@@ -167,6 +171,7 @@ func (t *Thread) enqueue(m any) {
 
 func (t *Thread) run() {
 	defer close(t.done)
+	defer t.closeLog() // after the workers: only this goroutine writes
 	defer t.workers.Wait()
 	t.handleSafely(msgApprovals{}) // a workspace question asked before the thread began
 	t.publish(true)
@@ -296,10 +301,12 @@ func (t *Thread) publish(force bool) {
 		return
 	}
 	t.dirty = false
+	t.saveMeta()
 	f := t.frame()
 	f.Urgent, t.urgent = t.urgent, false
 	t.deps.Display.Publish(t.ID, f)
-	sum := view.ThreadSummary{ID: t.ID, Title: t.title, Status: t.statusWord(), Profile: t.profile.Name, ParentID: t.parentID()}
+	sum := view.ThreadSummary{ID: t.ID, Title: t.title, Status: t.statusWord(), Profile: t.profile.Name, ParentID: t.listParent(),
+		Messages: t.log.messages, Active: t.log.active}
 	if env := t.deps.Env; env != nil && env.Name != "" && env.Name != "local" {
 		sum.Env = env.Name
 	}

@@ -220,8 +220,8 @@ func TestThreadsAndProfiles(t *testing.T) {
 	h.app.NewThread()
 	h.screen.waitFor(t, "new thread", func(string) bool { return h.app.ActiveThreadID() != first })
 	h.app.ShowThreads()
-	h.screen.waitForText(t, "# Threads")
-	line := h.screen.lineOf(t, "1. ")
+	h.screen.waitForText(t, "2. ")
+	line := h.screen.lineOf(t, "2. ") // most recently active first
 	h.app.Key(view.KeyActivate, line)
 	h.screen.waitFor(t, "switch back", func(string) bool { return h.app.ActiveThreadID() == first })
 	h.screen.waitForText(t, "profile slow")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/magenta-nvim/magenta/pkg/chat/provider"
 	"github.com/magenta-nvim/magenta/pkg/chat/view"
+	"github.com/magenta-nvim/magenta/pkg/threadstore"
 )
 
 type turnPhase int
@@ -59,7 +60,7 @@ type turn struct {
 }
 
 func (t *Thread) onSend(m msgSend) {
-	if strings.TrimSpace(m.text) == "" {
+	if strings.TrimSpace(m.text) == "" || t.refuseReadOnly() {
 		return
 	}
 	if t.compactBeforeSend(m) {
@@ -89,7 +90,8 @@ func (t *Thread) sendUser(m msgSend, contextBlocks []provider.Block) {
 		t.queued = append(t.queued, e)
 		return
 	}
-	t.appendMessage(provider.Message{Role: provider.RoleUser, Content: append(append(contextBlocks, attachmentBlocks(m.attached)...), provider.TextBlock(m.text))})
+	content := append(append(contextBlocks, attachmentBlocks(m.attached)...), provider.TextBlock(m.text))
+	t.appendTyped(provider.Message{Role: provider.RoleUser, Content: content}, []threadstore.Typed{typedAt(len(content)-1, m.attached)})
 	t.startTurn()
 }
 
@@ -372,14 +374,16 @@ func (t *Thread) endTurn(clean bool) {
 		return
 	}
 	var blocks []provider.Block
+	var typed []threadstore.Typed
 	for _, e := range t.queued {
 		e.queued = false
 		t.touch(e)
 		blocks = append(blocks, attachmentBlocks(e.attached)...)
+		typed = append(typed, typedAt(len(blocks), e.attached))
 		blocks = append(blocks, provider.TextBlock(e.text))
 	}
 	t.queued = nil
-	t.appendMessage(provider.Message{Role: provider.RoleUser, Content: blocks})
+	t.appendTyped(provider.Message{Role: provider.RoleUser, Content: blocks}, typed)
 	if clean {
 		if t.compactBeforeQueued() {
 			return
@@ -397,6 +401,7 @@ func (t *Thread) appendMessage(m provider.Message) {
 	if len(m.Content) == 0 {
 		return
 	}
+	t.saveMessage(m)
 	if n := len(t.messages); n > 0 && t.messages[n-1].Role == m.Role {
 		last := t.messages[n-1]
 		merged := make([]provider.Block, 0, len(last.Content)+len(m.Content))

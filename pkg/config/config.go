@@ -163,6 +163,8 @@ type Options struct {
 	// MCPProjectFile says whether a workspace's .mcp.json is read (after
 	// the user trusts it); nil means true.
 	MCPProjectFile *bool `json:"mcpProjectFile,omitempty"`
+	// Threads configures saved threads (threads.go).
+	Threads Threads `json:"threads,omitempty"`
 	// SystemPrompt is appended to magenta's own system prompt.
 	SystemPrompt string `json:"systemPrompt,omitempty"`
 	LogLevel     string `json:"logLevel,omitempty"`
@@ -259,6 +261,9 @@ func (o Options) Validate() error {
 		return fmt.Errorf("magenta options: shell.logRoot: %q must be an absolute path", o.Shell.LogRoot)
 	}
 	if err := o.validateMCP(); err != nil {
+		return err
+	}
+	if err := o.Threads.validate(); err != nil {
 		return err
 	}
 	return o.validateSubagents()

@@ -306,6 +306,8 @@ func (h *Host) dispatch(app *chat.App, ev event) {
 		app.ShowThreads()
 	case "thread":
 		app.SelectThread(ev.str("id"))
+	case "delete_thread":
+		app.DeleteThread(ev.str("id"))
 	case "profile":
 		app.SetProfile(ev.str("name"))
 	case "context_files":
@@ -348,14 +350,17 @@ func (h *Host) attach(ev event) {
 		h.renderer.Notify(err.Error(), chat.LevelError)
 		return
 	}
+	shown := make(chan string, 1)
 	app, err := chat.NewApp(h.ctx, opts, chat.AppDeps{
-		Screen: h.renderer, Tools: reg, Env: env,
+		Screen: shownScreen{h.renderer, shown}, Tools: reg, Env: env,
 		NewProvider:  h.opts.NewProvider,
 		SystemPrompt: chat.SystemPrompt(env.Cwd, opts.SystemPrompt),
 		Broker:       h.broker,
 		ContextFiles: nvimbuf.New(h.nv, localfs.New()),
 		Terminals:    h.terms,
 		MCP:          h.mcpLine,
+		Store:        h.threadStore(opts, ev.str("dataDir"), env.Cwd),
+		OpenEnv:      h.openSavedEnv(opts),
 	})
 	if err != nil {
 		h.initErr = err
@@ -363,6 +368,12 @@ func (h *Host) attach(ev event) {
 		return
 	}
 	h.app, h.initErr, h.options = app, nil, opts
+	go h.tellShown(shown)
+	// A host started again after one died reopens the thread that one
+	// showed (when it was saved).
+	if id := ev.str("resume"); id != "" {
+		app.Resume(id)
+	}
 	// A docker default environment: the first thread of a docker
 	// environment is made as soon as the container answers.
 	if e := opts.Environment; e.Type == "docker" {

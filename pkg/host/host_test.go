@@ -107,7 +107,7 @@ func TestAbortAndThreads(t *testing.T) {
 		n.Command("Magenta threads")
 		n.WaitForText("display", "# Threads")
 		n.FocusRole("display")
-		n.CursorTo("1. ")
+		n.CursorTo("2. ") // most recently active first: the new thread is 1.
 		n.Keys("<CR>")
 		n.WaitForText("display", "Once upon")
 

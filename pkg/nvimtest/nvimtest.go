@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -67,13 +68,18 @@ type Nvim struct {
 }
 
 // Start launches bin with the plugin on 'runtimepath', private XDG
-// directories and extraEnv ("NAME=value") added to the environment. The
-// Neovim is closed when the test ends.
+// directories and extraEnv ("NAME=value") added to the environment. An
+// XDG_*_HOME given in extraEnv is kept (two Neovims sharing a data
+// directory, one after the other). The Neovim is closed when the test
+// ends.
 func Start(t testing.TB, bin string, extraEnv ...string) *Nvim {
 	t.Helper()
 	dir := t.TempDir()
 	env := append(os.Environ(), extraEnv...)
 	for _, x := range []string{"CONFIG", "DATA", "STATE", "CACHE"} {
+		if slices.ContainsFunc(extraEnv, func(e string) bool { return strings.HasPrefix(e, "XDG_"+x+"_HOME=") }) {
+			continue
+		}
 		p := filepath.Join(dir, strings.ToLower(x))
 		if err := os.MkdirAll(p, 0o700); err != nil {
 			t.Fatal(err)

@@ -29,30 +29,35 @@ const (
 
 // Block is one piece of a message. It is a tagged union over Kind; a value
 // is immutable once it is part of a Message handed to a Provider.
+//
+// The json tags are the saved form of a thread (package threadstore):
+// short, and empty fields left out, so a record costs little more than
+// its text. A field added here needs a tag of its own and is saved with
+// the rest.
 type Block struct {
-	Kind BlockKind
+	Kind BlockKind `json:"kind"`
 
-	Text string
+	Text string `json:"text,omitempty"`
 
-	ToolUseID string
-	ToolName  string
+	ToolUseID string `json:"id,omitempty"`
+	ToolName  string `json:"name,omitempty"`
 	// Input is the tool call's arguments as a JSON object. Adapters must
 	// send "{}" when it is empty.
-	Input json.RawMessage
+	Input json.RawMessage `json:"input,omitempty"`
 
 	// Result is the content of a tool result: text and image blocks only.
-	Result  []Block
-	IsError bool
+	Result  []Block `json:"result,omitempty"`
+	IsError bool    `json:"is_error,omitempty"`
 
-	MediaType string
-	Data      []byte
+	MediaType string `json:"media_type,omitempty"`
+	Data      []byte `json:"data,omitempty"`
 
 	// BlockThinking: the model's reasoning and the signature the API
 	// checks when the block is sent back. BlockRedactedThinking: the
 	// encrypted reasoning, sent back as it came.
 	Thinking     string `json:"thinking,omitempty"`
 	Signature    string `json:"signature,omitempty"`
-	RedactedData string `json:"redactedData,omitempty"`
+	RedactedData string `json:"redacted_data,omitempty"`
 }
 
 // TextBlock returns a text block.
@@ -71,8 +76,8 @@ const InvalidArgumentsKey = "_invalid_arguments"
 
 // Message is one turn of the conversation.
 type Message struct {
-	Role    Role
-	Content []Block
+	Role    Role    `json:"role"`
+	Content []Block `json:"content"`
 }
 
 // ToolSpec describes a tool offered to the model.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // ThreadSummary is one row of the thread list.
@@ -18,7 +19,14 @@ type ThreadSummary struct {
 	// Env names where the thread works when it is not the local
 	// workspace ("docker:dev"); empty for local threads.
 	Env string
+	// Messages counts the messages of the conversation and Active is when
+	// the last one came (zero: not shown).
+	Messages int
+	Active   time.Time
 }
+
+// ActiveFormat is how the thread list shows a thread's last activity.
+const ActiveFormat = "Jan 2 15:04"
 
 // RenderThreadList draws the thread list; "activate" on a row switches to
 // that thread.
@@ -48,6 +56,12 @@ func RenderThreadList(threads []ThreadSummary, activeID string, version uint64) 
 		where := ""
 		if t.Env != "" {
 			where = ", " + t.Env
+		}
+		if t.Messages > 0 {
+			where += fmt.Sprintf(", %d messages", t.Messages)
+		}
+		if !t.Active.IsZero() {
+			where += ", " + t.Active.Local().Format(ActiveFormat)
 		}
 		text := fmt.Sprintf("%s%s%d. %s  %s  [%s, %s%s]", mark, indent, i+1, short[t.ID], oneLine(title), t.Profile, t.Status, where)
 		line := Line{Text: text}

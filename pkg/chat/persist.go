@@ -1,0 +1,196 @@
+package chat
+
+import (
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/magenta-nvim/magenta/pkg/capabilities"
+	"github.com/magenta-nvim/magenta/pkg/chat/provider"
+	"github.com/magenta-nvim/magenta/pkg/chat/view"
+	"github.com/magenta-nvim/magenta/pkg/threadstore"
+)
+
+// InterruptedResult is the tool result a saved thread gets for each tool
+// call that was still running when its editor closed, so the history the
+// provider sees is consistent again.
+const InterruptedResult = "interrupted: the editor closed before this tool call finished"
+
+// threadLog is a thread's saved form: the writer of its log, once the
+// first message made one. Owned by the thread goroutine.
+type threadLog struct {
+	w *threadstore.Writer
+	// readOnly says why this thread is shown but not continued (another
+	// editor writes it); "" when it may be continued.
+	readOnly string
+	// failed stops saving after an error was shown once.
+	failed bool
+	// replaying is set while a saved history is replayed (nothing to save).
+	replaying bool
+	// nextTyped marks the typed blocks of the message being appended.
+	nextTyped []threadstore.Typed
+	title     string
+	profile   string
+	usage     view.Usage
+	// savedParent is the parent of a reopened sub-agent thread (its live
+	// link is gone, the list still draws it under the parent).
+	savedParent string
+	// messages counts the messages appended; active is when the last one
+	// was (the thread list shows both).
+	messages int
+	active   time.Time
+}
+
+// appendTyped appends a user message whose blocks include text the user
+// typed (with what its mentions attached), marked so a reopened thread
+// shows it as the user saw it.
+func (t *Thread) appendTyped(m provider.Message, typed []threadstore.Typed) {
+	t.log.nextTyped = typed
+	t.appendMessage(m)
+	t.log.nextTyped = nil
+}
+
+// typedAt marks the block at index as typed, with att's labels.
+func typedAt(index int, att []Attachment) threadstore.Typed {
+	labels := make([]string, len(att))
+	for i, a := range att {
+		labels[i] = a.Label
+	}
+	return threadstore.Typed{Block: index, Attached: labels}
+}
+
+// saveMessage records a message appended to the history. The log is
+// made with the first message, so threads never used leave no file.
+func (t *Thread) saveMessage(m provider.Message) {
+	if t.log.replaying {
+		return
+	}
+	if t.ctx.Err() != nil {
+		// Closing: tool calls ending now were cut short by the shutdown,
+		// not answered; reopened, the thread says they were interrupted.
+		return
+	}
+	t.log.messages++
+	t.log.active = time.Now()
+	if !t.openLog() {
+		return
+	}
+	d := threadstore.Display{Typed: t.log.nextTyped, Tools: t.toolDisplays(m)}
+	if len(d.Typed) == 1 && d.Typed[0].Block == 0 && len(d.Typed[0].Attached) == 0 && len(m.Content) == 1 {
+		d.Typed = nil // the common case: the message is what was typed
+	}
+	t.saveErr(t.log.w.Message(m, d))
+}
+
+// toolDisplays is what the chat shows of m's tool results beyond their
+// text (taken from their entries, which are finished by now).
+func (t *Thread) toolDisplays(m provider.Message) map[string]threadstore.ToolDisplay {
+	var out map[string]threadstore.ToolDisplay
+	for _, b := range m.Content {
+		if b.Kind != provider.BlockToolResult {
+			continue
+		}
+		for i := len(t.entries) - 1; i >= 0; i-- {
+			e := t.entries[i]
+			if e.kind != entryTool || e.toolID != b.ToolUseID {
+				continue
+			}
+			d := threadstore.ToolDisplay{Summary: e.tool.Summary, LogPath: e.tool.LogPath, Path: e.tool.DiffPath, Line: e.tool.DiffLine}
+			if d != (threadstore.ToolDisplay{}) {
+				if out == nil {
+					out = map[string]threadstore.ToolDisplay{}
+				}
+				out[b.ToolUseID] = d
+			}
+			break
+		}
+	}
+	return out
+}
+
+// openLog makes the thread's log when there is a store and none yet.
+func (t *Thread) openLog() bool {
+	if t.log.w != nil {
+		return true
+	}
+	if t.deps.Store == nil || t.log.failed || t.log.readOnly != "" {
+		return false
+	}
+	h := threadstore.Header{ID: t.ID, ParentID: t.listParent(), Profile: t.profile.Name, Title: t.title, Env: envConfig(t.deps.Env)}
+	w, err := t.deps.Store.Create(h)
+	if err != nil {
+		t.saveErr(err)
+		return false
+	}
+	t.log.w, t.log.title, t.log.profile = w, t.title, t.profile.Name
+	return true
+}
+
+// saveMeta records a changed title or usage (after each burst of
+// messages, from publish).
+func (t *Thread) saveMeta() {
+	if t.log.w == nil {
+		return
+	}
+	if t.title != t.log.title {
+		t.log.title = t.title
+		t.saveErr(t.log.w.Title(t.title))
+	}
+	if t.profile.Name != t.log.profile {
+		t.log.profile = t.profile.Name
+		t.saveErr(t.log.w.Profile(t.profile.Name))
+	}
+	if t.usage != t.log.usage {
+		t.log.usage = t.usage
+		u := t.usage
+		t.saveErr(t.log.w.Usage(threadstore.Usage{Input: u.Input, Output: u.Output, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite, Cost: u.Cost, Priced: u.Priced}))
+	}
+}
+
+// saveErr shows the first failure to save in the thread; the thread goes
+// on unsaved rather than failing the conversation.
+func (t *Thread) saveErr(err error) {
+	if err == nil || t.log.failed {
+		return
+	}
+	t.log.failed = true
+	slog.Warn("saving a thread failed", "thread", t.ID, "err", err)
+	t.notice(view.NoticeWarning, "this thread is no longer saved: "+err.Error())
+}
+
+// closeLog releases the thread's log (and its lock).
+func (t *Thread) closeLog() {
+	if t.log.w != nil {
+		t.saveMeta()
+		_ = t.log.w.Close()
+		t.log.w = nil
+	}
+}
+
+// refuseReadOnly tells the user a read-only thread cannot be continued.
+func (t *Thread) refuseReadOnly() bool {
+	if t.log.readOnly == "" {
+		return false
+	}
+	t.notice(view.NoticeError, t.log.readOnly+" Start another thread with :Magenta new-thread, or continue this one in that editor.")
+	return true
+}
+
+// listParent is the parent the thread list draws the thread under.
+func (t *Thread) listParent() string {
+	if id := t.parentID(); id != "" {
+		return id
+	}
+	return t.log.savedParent
+}
+
+// envConfig is the saved form of where a thread works; a local thread
+// works in the store's workspace.
+func envConfig(env *capabilities.Environment) threadstore.Env {
+	if env != nil {
+		if container, ok := strings.CutPrefix(env.Name, "docker:"); ok {
+			return threadstore.Env{Type: "docker", Container: container, Cwd: env.Cwd}
+		}
+	}
+	return threadstore.Env{Type: "local"}
+}

@@ -1,0 +1,260 @@
+package chat
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/magenta-nvim/magenta/pkg/capabilities"
+	"github.com/magenta-nvim/magenta/pkg/chat/provider"
+	"github.com/magenta-nvim/magenta/pkg/chat/provider/providertest"
+	"github.com/magenta-nvim/magenta/pkg/config"
+	"github.com/magenta-nvim/magenta/pkg/threadstore"
+	"github.com/magenta-nvim/magenta/pkg/tools"
+)
+
+// savingHarness is an app whose threads are saved in dataDir.
+func savingHarness(t *testing.T, dataDir string, reg *tools.Registry) (*harness, *threadstore.Store) {
+	t.Helper()
+	if reg == nil {
+		reg = tools.Default()
+	}
+	store, err := threadstore.Open(dataDir, "/ws", func(msg string) { t.Log(msg) })
+	require.NoError(t, err)
+	screen := newRecordingScreen()
+	fake := providertest.New()
+	app, err := NewApp(context.Background(), config.Options{Profiles: testProfiles, Subagents: config.Subagents{MaxDepth: 1}}, AppDeps{
+		Screen: screen, Tools: reg, Env: &capabilities.Environment{Name: "local", Cwd: t.TempDir()},
+		NewProvider:  func(config.Profile) (provider.Provider, error) { return fake, nil },
+		SystemPrompt: "be brief", Store: store,
+	})
+	require.NoError(t, err)
+	t.Cleanup(app.Close)
+	screen.waitForText(t, "# New thread")
+	return &harness{app: app, screen: screen, fake: fake}, store
+}
+
+func TestThreadIsSavedAndContinuedInANewApp(t *testing.T) {
+	dir := t.TempDir()
+	h, store := savingHarness(t, dir, nil)
+	h.app.SendAttached("rename it", []Attachment{{Label: "@diff (1 lines)", Text: "diff text"}})
+	call := h.fake.Next(t)
+	call.Text("Renaming.\nSecond line.")
+	call.ToolUse("tu_1", "thread_title", map[string]string{"title": "Saved one"})
+	call.Usage(provider.Usage{InputTokens: 100, OutputTokens: 7})
+	call.Stop(provider.StopToolUse)
+	h.fake.Next(t).Reply("Done.")
+	h.screen.waitForText(t, "Done.")
+	h.screen.waitForText(t, "ready")
+	id := h.app.ActiveThreadID()
+	h.app.Close() // the host exits
+
+	list := store.List()
+	require.Len(t, list, 1)
+	assert.Equal(t, id, list[0].ID)
+	assert.Equal(t, "Saved one", list[0].Title)
+	assert.Equal(t, 4, list[0].Messages)
+
+	h2, _ := savingHarness(t, dir, nil)
+	h2.app.ShowThreads()
+	text := h2.screen.waitForText(t, "Saved one")
+	assert.Contains(t, text, "saved, 4 messages")
+	h2.app.Key("activate", h2.screen.lineOf(t, "Saved one"))
+	text = h2.screen.waitForText(t, "Done.")
+	assert.Contains(t, text, "# Saved one")
+	assert.Contains(t, text, "rename it\n(attached: @diff (1 lines))")
+	assert.NotContains(t, text, "diff text", "attachments are not shown as typed text")
+	assert.Contains(t, text, "Renaming.\nSecond line.")
+	assert.Contains(t, text, "✓ thread_title: Saved one")
+	assert.Contains(t, text, "100 in")
+
+	h2.app.Send("and now?")
+	next := h2.fake.Next(t)
+	msgs := next.Request.Messages
+	require.Len(t, msgs, 5, "the whole history goes to the provider")
+	assert.Equal(t, "diff text", msgs[0].Content[0].Text)
+	assert.Equal(t, "tu_1", msgs[2].Content[0].ToolUseID)
+	assert.Equal(t, "and now?", next.LastUserText())
+	next.Reply("Continued.")
+	h2.screen.waitForText(t, "Continued.")
+	h2.screen.waitForText(t, "ready")
+	assert.Equal(t, id, h2.app.ActiveThreadID(), "the same thread goes on")
+	h2.app.SetProfile("slow")
+	h2.screen.waitForText(t, "profile slow")
+	h2.app.Close()
+	saved, err := store.Load(id)
+	require.NoError(t, err)
+	assert.Len(t, saved.Messages, 6)
+	assert.Equal(t, "slow", saved.Header.Profile, "a switch of profile is saved")
+	assert.Equal(t, "slow", store.List()[0].Profile)
+}
+
+func TestInterruptedToolCallsGetAResultOnReopen(t *testing.T) {
+	dir := t.TempDir()
+	started := make(chan struct{})
+	reg, err := tools.NewRegistry(tools.ThreadTitle(), blockingTool(started))
+	require.NoError(t, err)
+	h, _ := savingHarness(t, dir, reg)
+	h.app.Send("wait for it")
+	call := h.fake.Next(t)
+	call.Text("Waiting.")
+	call.ToolUse("tu_9", "wait", map[string]string{})
+	call.Stop(provider.StopToolUse)
+	<-started
+	id := h.app.ActiveThreadID()
+	h.app.Close() // the editor closes while the tool runs
+
+	h2, _ := savingHarness(t, dir, reg)
+	h2.app.SelectThread(id[:13])
+	text := h2.screen.waitForText(t, "Waiting.")
+	assert.Contains(t, text, "✗ wait")
+	h2.app.Send("go on")
+	next := h2.fake.Next(t)
+	msgs := next.Request.Messages
+	require.Len(t, msgs, 3)
+	res := msgs[2].Content[0]
+	assert.Equal(t, "tu_9", res.ToolUseID)
+	assert.True(t, res.IsError)
+	assert.Equal(t, InterruptedResult, res.Result[0].Text)
+	assert.Equal(t, "go on", msgs[2].Content[1].Text)
+	next.Reply("ok")
+}
+
+func TestThreadWrittenElsewhereOpensReadOnly(t *testing.T) {
+	dir := t.TempDir()
+	h, store := savingHarness(t, dir, nil)
+	h.app.Send("first")
+	h.fake.Next(t).Reply("answer")
+	h.screen.waitForText(t, "ready")
+	id := h.app.ActiveThreadID()
+
+	// A second app in the same workspace (another Neovim): it lists the
+	// thread, and opens it read-only while the first one has it.
+	h2, _ := savingHarness(t, dir, nil)
+	h2.app.SelectThread(id)
+	text := h2.screen.waitForText(t, "answer")
+	assert.Contains(t, text, "shown read-only here")
+	h2.app.Send("may I?")
+	h2.screen.waitForText(t, "Start another thread with :Magenta new-thread")
+
+	h.app.Send("second")
+	h.fake.Next(t).Reply("answer two")
+	h.screen.waitForText(t, "answer two")
+	h.screen.waitForText(t, "ready")
+	saved, err := store.Load(id)
+	require.NoError(t, err)
+	assert.Len(t, saved.Messages, 4, "the read-only copy wrote nothing")
+}
+
+func TestDeleteThread(t *testing.T) {
+	dir := t.TempDir()
+	h, store := savingHarness(t, dir, nil)
+	h.app.Send("keep me")
+	h.fake.Next(t).Reply("kept")
+	h.screen.waitForText(t, "ready")
+	kept := h.app.ActiveThreadID()
+	h.app.NewThread()
+	h.screen.waitFor(t, "a new thread", func(text string) bool { return !strings.Contains(text, "kept") })
+	h.app.Send("drop me")
+	h.fake.Next(t).Reply("dropped")
+	h.screen.waitForText(t, "dropped")
+	h.screen.waitForText(t, "ready")
+	dropped := h.app.ActiveThreadID()
+	require.Len(t, store.List(), 2)
+
+	h.app.DeleteThread("")
+	h.screen.waitFor(t, "the other thread", func(text string) bool { return strings.Contains(text, "kept") })
+	h.waitNote(t, "deleted thread "+dropped)
+	require.Len(t, store.List(), 1)
+	assert.Equal(t, kept, store.List()[0].ID)
+	assert.Len(t, h.app.ThreadIDs(), 1)
+
+	h.app.Close()
+	h2, _ := savingHarness(t, dir, nil)
+	h2.app.DeleteThread(kept[:14])
+	h2.waitNote(t, "deleted thread "+kept)
+	assert.Empty(t, store.List())
+}
+
+// waitNote waits for a notification containing sub.
+func (h *harness) waitNote(t *testing.T, sub string) {
+	t.Helper()
+	h.screen.waitFor(t, "a notification "+sub, func(string) bool {
+		h.screen.mu.Lock()
+		defer h.screen.mu.Unlock()
+		for _, n := range h.screen.notes {
+			if strings.Contains(n, sub) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+func TestUnusedThreadsLeaveNoFile(t *testing.T) {
+	h, store := savingHarness(t, t.TempDir(), nil)
+	h.app.NewThread()
+	h.app.NewThread()
+	h.app.ShowThreads()
+	h.screen.waitForText(t, "# Threads")
+	assert.Empty(t, store.List())
+}
+
+func TestSubagentsAreSavedUnderTheirParent(t *testing.T) {
+	dir := t.TempDir()
+	h, store := savingHarness(t, dir, nil)
+	parent := make(chan *providertest.Call, 4)
+	h.fake.Serve(func(c *providertest.Call) {
+		if isSubagent(c) {
+			c.ToolUse("y", "yield_to_parent", map[string]string{"result": "found it"})
+			c.Stop(provider.StopToolUse)
+			return
+		}
+		parent <- c
+	})
+	next := func() *providertest.Call {
+		select {
+		case c := <-parent:
+			return c
+		case <-time.After(providertest.DefaultWait):
+			t.Fatal("no request from the parent")
+			return nil
+		}
+	}
+	h.app.Send("delegate")
+	c := next()
+	c.ToolUse("s1", "spawn_subagents", map[string]any{"agents": []map[string]any{{"prompt": "look around"}}})
+	c.Stop(provider.StopToolUse)
+	c = next()
+	assert.Contains(t, c.Results()["s1"].Result[0].Text, "found it")
+	c.Reply("all done")
+	h.screen.waitForText(t, "all done")
+	parentID := h.app.ActiveThreadID()
+	h.app.Close()
+
+	list := store.List()
+	require.Len(t, list, 2)
+	var child threadstore.Summary
+	for _, s := range list {
+		if s.ID != parentID {
+			child = s
+		}
+	}
+	assert.Equal(t, parentID, child.ParentID)
+
+	h2, _ := savingHarness(t, dir, nil)
+	h2.app.ShowThreads()
+	text := h2.screen.waitForText(t, "saved")
+	assert.Regexp(t, `(?m)^  \d\. \S+  New thread  \[fast, saved, 4 messages, [^\]]+\]\n      \d\. \S+  New thread  \[fast, saved, \d messages, [^\]]+\]$`, text, "the sub-agent is drawn under its parent")
+
+	// Reopened, the sub-agent shows its parent's link in the list still.
+	h2.app.SelectThread(child.ID)
+	h2.screen.waitForText(t, "yield_to_parent: result delivered")
+	h2.app.ShowThreads()
+	text = h2.screen.waitForText(t, "idle")
+	assert.Regexp(t, `(?m)^  \d\. \S+  New thread  \[fast, saved, 4 messages, [^\]]+\]\n\*     \d\. \S+`, text)
+}

@@ -1,0 +1,166 @@
+package chat
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/magenta-nvim/magenta/pkg/chat/provider"
+	"github.com/magenta-nvim/magenta/pkg/chat/view"
+	"github.com/magenta-nvim/magenta/pkg/config"
+	"github.com/magenta-nvim/magenta/pkg/threadstore"
+	"github.com/magenta-nvim/magenta/pkg/tools"
+)
+
+// RestoreOptions says how a saved thread is reopened.
+type RestoreOptions struct {
+	// Writer is the thread's log, locked for this thread; nil when
+	// ReadOnly says why it cannot be written.
+	Writer   *threadstore.Writer
+	ReadOnly string
+	// Note is shown at the end of the thread (the container is gone).
+	Note string
+}
+
+// RestoreThread starts a thread from its saved form: the same id,
+// history, title and usage, and a display rebuilt from the history, so
+// the view cannot tell it from a thread that never stopped. w is the
+// Tool calls the saved history left without results get
+// InterruptedResult before anything else is sent.
+func RestoreThread(parent context.Context, profile config.Profile, deps Deps, saved *threadstore.Thread, o RestoreOptions) *Thread {
+	ctx, cancel := context.WithCancel(parent)
+	t := &Thread{
+		ID: saved.Header.ID, deps: deps,
+		inbox: make(chan any, inboxSize), approvals: make(chan struct{}, 1),
+		ctx: ctx, cancel: cancel, done: make(chan struct{}),
+		profile: profile, providers: map[string]provider.Provider{},
+		agents: newThreadAgents(deps.agents),
+	}
+	t.title = saved.Title
+	u := saved.Usage
+	t.usage = view.Usage{Input: u.Input, Output: u.Output, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite, Cost: u.Cost, Priced: u.Priced}
+	t.log.savedParent = saved.Header.ParentID
+	t.log.replaying = true
+	t.rebuild(saved.Messages)
+	t.log.replaying = false
+	t.log.w, t.log.readOnly, t.log.title, t.log.usage = o.Writer, o.ReadOnly, t.title, t.usage
+	t.log.profile = saved.Header.Profile
+	t.log.active = saved.LastActive
+	t.finishInterrupted()
+	for _, note := range []string{o.ReadOnly, o.Note} {
+		if note != "" {
+			t.notice(view.NoticeWarning, note)
+		}
+	}
+	go t.run()
+	return t
+}
+
+// rebuild replays saved messages into the history and the display.
+func (t *Thread) rebuild(msgs []threadstore.Message) {
+	tools := map[string]*entry{} // tool-use id → its entry
+	for _, m := range msgs {
+		t.appendMessage(m.Message)
+		switch m.Role {
+		case provider.RoleUser:
+			t.rebuildUser(m, tools)
+		case provider.RoleAssistant:
+			first := true
+			for _, b := range m.Content {
+				switch b.Kind {
+				case provider.BlockText:
+					e := t.newEntry(entryAssistant)
+					e.first, first = first, false
+					t.appendText(e, b.Text)
+				case provider.BlockToolUse:
+					e := t.newEntry(entryTool)
+					e.toolID = b.ToolUseID
+					e.tool = view.ToolCall{Name: b.ToolName, Input: string(b.Input), Status: view.ToolRunning}
+					t.describeTool(e, b)
+					tools[b.ToolUseID] = e
+					first = false
+				}
+			}
+		}
+	}
+	t.log.messages = len(msgs)
+}
+
+func (t *Thread) rebuildUser(m threadstore.Message, tools map[string]*entry) {
+	typed := map[int][]string{}
+	for _, x := range m.Display.Typed {
+		typed[x.Block] = x.Attached
+	}
+	for i, b := range m.Content {
+		switch b.Kind {
+		case provider.BlockText:
+			att, ok := typed[i]
+			if m.Display.Typed != nil && !ok {
+				continue // a context file or an attachment sent with the text
+			}
+			e := t.newEntry(entryUser)
+			e.text = b.Text
+			for _, label := range att {
+				e.attached = append(e.attached, Attachment{Label: label})
+			}
+		case provider.BlockToolResult:
+			if e := tools[b.ToolUseID]; e != nil {
+				t.finishTool(e, resultOf(b))
+				if d, ok := m.Display.Tools[b.ToolUseID]; ok {
+					e.tool.Summary, e.tool.LogPath, e.tool.DiffPath, e.tool.DiffLine = d.Summary, d.LogPath, d.Path, d.Line
+				}
+			}
+		}
+	}
+}
+
+// describeTool gives a tool entry the description its tool makes of
+// the input, as a live call has.
+func (t *Thread) describeTool(e *entry, b provider.Block) {
+	if t.deps.Tools == nil {
+		return
+	}
+	if tool, ok := t.deps.Tools.Tool(b.ToolName); ok {
+		if d, ok := tool.(tools.Describer); ok {
+			e.desc, e.tool.Detail = d.Describe(b.Input)
+			e.tool.Summary = e.desc
+		}
+	}
+}
+
+// resultOf is the display's view of a saved tool result.
+func resultOf(b provider.Block) toolResult {
+	var text []string
+	for _, r := range b.Result {
+		if r.Kind == provider.BlockText {
+			text = append(text, r.Text)
+		}
+	}
+	return toolResult{Text: strings.Join(text, "\n"), IsError: b.IsError}
+}
+
+// finishInterrupted answers the tool calls of the last reply when the
+// saved history ends before their results (the editor closed while they
+// ran), and saves the answer.
+func (t *Thread) finishInterrupted() {
+	n := len(t.messages)
+	if n == 0 || t.messages[n-1].Role != provider.RoleAssistant {
+		return
+	}
+	uses := toolUses(t.messages[n-1])
+	if len(uses) == 0 {
+		return
+	}
+	blocks := make([]provider.Block, len(uses))
+	res := toolResult{Text: InterruptedResult, IsError: true}
+	for i, b := range uses {
+		blocks[i] = res.block(b.ToolUseID)
+		for _, e := range t.entries {
+			if e.kind == entryTool && e.toolID == b.ToolUseID {
+				t.finishTool(e, res)
+			}
+		}
+	}
+	t.appendMessage(provider.Message{Role: provider.RoleUser, Content: blocks})
+	t.log.active = time.Now()
+}

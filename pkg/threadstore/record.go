@@ -1,0 +1,149 @@
+package threadstore
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/magenta-nvim/magenta/pkg/chat/provider"
+)
+
+// FormatVersion is written in every header. A log with a newer version
+// is still read: unknown record kinds and fields are skipped.
+const FormatVersion = 1
+
+// Record kinds ("k" of each line).
+const (
+	kindHeader  = "header"
+	kindMessage = "msg"
+	kindTitle   = "title"
+	kindUsage   = "usage"
+	kindProfile = "profile"
+)
+
+// Env is where a thread works: the local workspace, or a container.
+type Env struct {
+	Type      string `json:"type"` // "local" or "docker"
+	Container string `json:"container,omitempty"`
+	Cwd       string `json:"cwd,omitempty"`
+}
+
+// Label names the environment in the thread list ("" for local).
+func (e Env) Label() string {
+	if e.Type == "docker" {
+		return "docker:" + e.Container
+	}
+	return ""
+}
+
+// Header is the first record of a thread's log.
+type Header struct {
+	Version   int       `json:"v"`
+	ID        string    `json:"id"`
+	Created   time.Time `json:"created"`
+	Workspace string    `json:"workspace"`
+	Env       Env       `json:"env"`
+	// ParentID links a sub-agent to the thread that spawned it.
+	ParentID string `json:"parent,omitempty"`
+	// Profile is the profile the thread was made on (a hint for
+	// reopening; the current options decide).
+	Profile string `json:"profile,omitempty"`
+	Title   string `json:"title,omitempty"`
+}
+
+// Typed marks a block of a user message as text the user typed (as
+// opposed to context files and attachments sent with it), with the
+// labels of what its @-mentions attached, so the display can be
+// rebuilt as the user saw it.
+type Typed struct {
+	Block    int      `json:"i"`
+	Attached []string `json:"att,omitempty"`
+}
+
+// ToolDisplay is what the chat showed of a finished tool call beyond
+// its result text: the summary line, the log file and the place an
+// edit jumps to. Saved because no part of the history holds them.
+type ToolDisplay struct {
+	Summary string `json:"sum,omitempty"`
+	LogPath string `json:"log,omitempty"`
+	Path    string `json:"path,omitempty"`
+	Line    int    `json:"line,omitempty"`
+}
+
+// Display is what a message record keeps for rebuilding the chat as the
+// user saw it; empty for most messages.
+type Display struct {
+	// Typed marks the typed blocks of a user message; nil: every text
+	// block was typed.
+	Typed []Typed `json:"typed,omitempty"`
+	// Tools holds the display of tool results, by tool-use id.
+	Tools map[string]ToolDisplay `json:"tools,omitempty"`
+}
+
+// Usage is what a thread's requests used so far.
+type Usage struct {
+	Input      int     `json:"in,omitempty"`
+	Output     int     `json:"out,omitempty"`
+	CacheRead  int     `json:"cr,omitempty"`
+	CacheWrite int     `json:"cw,omitempty"`
+	Cost       float64 `json:"cost,omitempty"`
+	Priced     bool    `json:"priced,omitempty"`
+}
+
+// record is one line of the log. Only the fields of its kind are set.
+type record struct {
+	Kind    string            `json:"k"`
+	Header  *Header           `json:"h,omitempty"`
+	Message *provider.Message `json:"m,omitempty"`
+	Display *Display          `json:"d,omitempty"`
+	Title   *string           `json:"title,omitempty"`
+	Profile *string           `json:"profile,omitempty"`
+	Usage   *Usage            `json:"u,omitempty"`
+	// At is when the record was written (unix milliseconds): the last
+	// one is the thread's last activity.
+	At int64 `json:"t,omitempty"`
+}
+
+// encode returns r as one line, newline included. A tool input that is
+// not valid JSON (which encoding/json refuses to embed) is saved as
+// {"_invalid_arguments": "<raw>"}, the form the tools report to the model.
+func encode(r record) ([]byte, error) {
+	b, err := json.Marshal(r)
+	if err != nil && r.Message != nil {
+		m := sanitize(*r.Message)
+		r.Message = &m
+		b, err = json.Marshal(r)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("encode %s record: %w", r.Kind, err)
+	}
+	return append(b, '\n'), nil
+}
+
+func sanitize(m provider.Message) provider.Message {
+	out := provider.Message{Role: m.Role, Content: make([]provider.Block, len(m.Content))}
+	for i, b := range m.Content {
+		if len(b.Input) > 0 && !json.Valid(b.Input) {
+			b.Input, _ = json.Marshal(map[string]string{provider.InvalidArgumentsKey: string(b.Input)})
+		}
+		if len(b.Result) > 0 {
+			b.Result = sanitize(provider.Message{Content: b.Result}).Content
+		}
+		out.Content[i] = b
+	}
+	return out
+}
+
+// decode parses one line; it never panics on bad input.
+func decode(line []byte) (record, error) {
+	var r record
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if err := dec.Decode(&r); err != nil {
+		return record{}, err
+	}
+	if r.Kind == "" {
+		return record{}, fmt.Errorf("record without a kind")
+	}
+	return r, nil
+}
