@@ -312,6 +312,7 @@ func (t *Thread) onCompacted(m msgCompacted) {
 	f.running = false
 	f.text.WriteString(m.summary)
 	t.touch(run.entry)
+	t.saveCompaction(m.summary, run.replaced)
 	if t.deps.OnCompacted != nil {
 		t.deps.OnCompacted(Compacted{ThreadID: t.ID, Summary: m.summary, Replaced: run.replaced,
 			History: append([]provider.Message(nil), t.messages...)})

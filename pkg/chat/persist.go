@@ -82,6 +82,17 @@ func (t *Thread) saveMessage(m provider.Message) {
 	t.saveErr(t.log.w.Message(m, d))
 }
 
+// saveCompaction records that compaction replaced the history with
+// t.messages (the summary first), so a reopened thread continues from the
+// summary, not from the history it replaced.
+func (t *Thread) saveCompaction(summary string, replaced int) {
+	if t.log.replaying || t.ctx.Err() != nil || !t.openLog() {
+		return
+	}
+	t.saveErr(t.log.w.Compaction(threadstore.Compaction{Summary: summary, Replaced: replaced,
+		History: append([]provider.Message(nil), t.messages...)}))
+}
+
 // toolDisplays is what the chat shows of m's tool results beyond their
 // text (taken from their entries, which are finished by now).
 func (t *Thread) toolDisplays(m provider.Message) map[string]threadstore.ToolDisplay {

@@ -258,3 +258,50 @@ func TestSubagentsAreSavedUnderTheirParent(t *testing.T) {
 	text = h2.screen.waitForText(t, "idle")
 	assert.Regexp(t, `(?m)^  \d\. \S+  New thread  \[fast, saved, 4 messages, [^\]]+\]\n\*     \d\. \S+`, text)
 }
+
+// A reopened thread continues from its compaction's summary, not from
+// the history the summary replaced; its display keeps both.
+func TestCompactedThreadReopensFromTheSummary(t *testing.T) {
+	dir := t.TempDir()
+	h, store := savingHarness(t, dir, nil)
+	h.app.Send("task one")
+	h.fake.Next(t).Reply("done one")
+	h.screen.waitForText(t, "ready")
+	h.app.Compact()
+	h.fake.Next(t).Reply("THE SUMMARY")
+	h.screen.waitForText(t, "▸ context compacted (2 messages summarized")
+	h.app.Send("more")
+	h.fake.Next(t).Reply("ok after")
+	h.screen.waitFor(t, "the turn to end", func(s string) bool { return strings.Contains(s, "ok after") && strings.Contains(s, "ready") })
+	id := h.app.ActiveThreadID()
+	h.app.Close()
+
+	saved, err := store.Load(id)
+	require.NoError(t, err)
+	require.Len(t, saved.Compactions, 1)
+	assert.Equal(t, 2, saved.Compactions[0].After)
+	assert.Equal(t, "THE SUMMARY", saved.Compactions[0].Summary)
+	assert.Equal(t, 2, saved.Compactions[0].Replaced)
+
+	h2, _ := savingHarness(t, dir, nil)
+	h2.app.ShowThreads()
+	h2.screen.waitForText(t, "saved, 4 messages")
+	h2.app.Key("activate", h2.screen.lineOf(t, "saved, 4 messages"))
+	text := h2.screen.waitForText(t, "ok after")
+	assert.Less(t, strings.Index(text, "done one"), strings.Index(text, "▸ context compacted (2 messages summarized"))
+	assert.Less(t, strings.Index(text, "▸ context compacted"), strings.Index(text, "more"))
+
+	h2.app.Send("again")
+	next := h2.fake.Next(t)
+	msgs := next.Request.Messages
+	require.Len(t, msgs, 3, "summary + more, the reply, the new message")
+	assert.True(t, strings.HasPrefix(msgs[0].Content[0].Text, SummaryMarker))
+	assert.Contains(t, msgs[0].Content[0].Text, "THE SUMMARY")
+	for _, m := range msgs {
+		for _, b := range m.Content {
+			assert.NotContains(t, b.Text, "task one", "the replaced history is not sent again")
+		}
+	}
+	next.Reply("fine")
+	h2.screen.waitForText(t, "fine")
+}

@@ -41,7 +41,7 @@ func RestoreThread(parent context.Context, profile config.Profile, deps Deps, sa
 	t.usage = view.Usage{Input: u.Input, Output: u.Output, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite, Cost: u.Cost, Priced: u.Priced}
 	t.log.savedParent = saved.Header.ParentID
 	t.log.replaying = true
-	t.rebuild(saved.Messages)
+	t.rebuild(saved.Messages, saved.Compactions)
 	t.log.replaying = false
 	t.log.w, t.log.readOnly, t.log.title, t.log.usage = o.Writer, o.ReadOnly, t.title, t.usage
 	t.log.profile = saved.Header.Profile
@@ -56,10 +56,19 @@ func RestoreThread(parent context.Context, profile config.Profile, deps Deps, sa
 	return t
 }
 
-// rebuild replays saved messages into the history and the display.
-func (t *Thread) rebuild(msgs []threadstore.Message) {
+// rebuild replays saved messages into the history and the display; at
+// each compaction the history becomes the one saved with it, while the
+// display keeps what came before, as it did live.
+func (t *Thread) rebuild(msgs []threadstore.Message, compactions []threadstore.SavedCompaction) {
 	tools := map[string]*entry{} // tool-use id → its entry
-	for _, m := range msgs {
+	compactUntil := func(n int) {
+		for len(compactions) > 0 && compactions[0].After <= n {
+			t.restoreCompaction(compactions[0].Compaction)
+			compactions = compactions[1:]
+		}
+	}
+	for i, m := range msgs {
+		compactUntil(i)
 		t.appendMessage(m.Message)
 		switch m.Role {
 		case provider.RoleUser:
@@ -83,7 +92,17 @@ func (t *Thread) rebuild(msgs []threadstore.Message) {
 			}
 		}
 	}
+	compactUntil(len(msgs))
 	t.log.messages = len(msgs)
+}
+
+// restoreCompaction shows a saved compaction's marker (its summary
+// folded) and makes its history the thread's.
+func (t *Thread) restoreCompaction(c threadstore.Compaction) {
+	e := t.newEntry(entryCompaction)
+	e.fold = &foldedText{messages: c.Replaced}
+	e.fold.text.WriteString(c.Summary)
+	t.messages = append([]provider.Message(nil), c.History...)
 }
 
 func (t *Thread) rebuildUser(m threadstore.Message, tools map[string]*entry) {

@@ -10,7 +10,9 @@
 //     rewritten. The first line is the header (id, creation time,
 //     workspace, environment config, parent thread for sub-agents); then
 //     message records (a provider.Message as the thread's history got
-//     it), and meta records (title, profile, usage). Readers skip kinds they do
+//     it), meta records (title, profile, usage) and compaction records
+//     (the summary and the whole history right after it: loading resets
+//     the history there, the display keeps what came before). Readers skip kinds they do
 //     not know, so later kinds can be added without breaking old hosts.
 //   - <id>.sum, the summary: title, last activity, message count,
 //     environment and the log size it describes, rewritten atomically

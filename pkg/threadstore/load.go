@@ -30,11 +30,22 @@ type Thread struct {
 	Header   Header
 	Title    string
 	Messages []Message
-	Usage    Usage
+	// Compactions are the points where the history was replaced, in
+	// order; each applies after the first After messages.
+	Compactions []SavedCompaction
+	Usage       Usage
 	// LastActive is when the last record was written.
 	LastActive time.Time
 	// Size is the length of the log up to its last complete line.
 	Size int64
+}
+
+// SavedCompaction is a compaction read back, with its place among the
+// thread's messages.
+type SavedCompaction struct {
+	// After is how many of Thread.Messages came before it.
+	After int
+	Compaction
 }
 
 // Summary is what the thread list shows of a saved thread.
@@ -126,6 +137,16 @@ func parse(data []byte) (*Thread, error) {
 				m.Display = *r.Display
 			}
 			t.Messages = append(t.Messages, m)
+		case kindCompaction:
+			if r.Compact == nil {
+				return nil, fmt.Errorf("line %d: compaction record without its history", n)
+			}
+			for _, m := range r.Compact.History {
+				if m.Role != provider.RoleUser && m.Role != provider.RoleAssistant {
+					return nil, fmt.Errorf("line %d: unknown role %q in a compacted history", n, m.Role)
+				}
+			}
+			t.Compactions = append(t.Compactions, SavedCompaction{After: len(t.Messages), Compaction: *r.Compact})
 		case kindTitle:
 			if r.Title != nil {
 				t.Title = *r.Title

@@ -20,7 +20,20 @@ const (
 	kindTitle   = "title"
 	kindUsage   = "usage"
 	kindProfile = "profile"
+	// kindCompaction: the history was replaced by a summary; what
+	// follows continues the new history.
+	kindCompaction = "compaction"
 )
+
+// Compaction is a point where the thread's history was replaced by a
+// summary (context compaction): History is the whole history right
+// after it. Messages before it stay in the log for the display.
+type Compaction struct {
+	Summary string `json:"summary"`
+	// Replaced is how many messages the summary stands for.
+	Replaced int                `json:"replaced,omitempty"`
+	History  []provider.Message `json:"history"`
+}
 
 // Env is where a thread works: the local workspace, or a container.
 type Env struct {
@@ -100,6 +113,7 @@ type record struct {
 	Title   *string           `json:"title,omitempty"`
 	Profile *string           `json:"profile,omitempty"`
 	Usage   *Usage            `json:"u,omitempty"`
+	Compact *Compaction       `json:"c,omitempty"`
 	// At is when the record was written (unix milliseconds): the last
 	// one is the thread's last activity.
 	At int64 `json:"t,omitempty"`

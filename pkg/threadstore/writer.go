@@ -132,6 +132,11 @@ func (w *Writer) Usage(u Usage) error {
 	return w.append(record{Kind: kindUsage, Usage: &u}, time.Now())
 }
 
+// Compaction records that the history was replaced by a summary.
+func (w *Writer) Compaction(c Compaction) error {
+	return w.append(record{Kind: kindCompaction, Compact: &c}, time.Now())
+}
+
 // ID is the thread's id.
 func (w *Writer) ID() string { return w.sum.ID }
 
