@@ -186,7 +186,7 @@ func TestUnknownRecordKindsAreSkipped(t *testing.T) {
 	require.NoError(t, err)
 	w.Close()
 	f, _ := os.OpenFile(s.logPath(threadA), os.O_APPEND|os.O_WRONLY, 0)
-	fmt.Fprintln(f, `{"k":"compaction","summary":"…","future":[1,2]}`)
+	fmt.Fprintln(f, `{"k":"bookmark","summary":"…","future":[1,2]}`)
 	fmt.Fprintln(f, `{"k":"msg","m":{"role":"user","content":[{"kind":"text","text":"hi","new_field":1}]},"extra":true}`)
 	f.Close()
 	got, err := s.Load(threadA)
