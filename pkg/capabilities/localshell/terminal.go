@@ -1,0 +1,316 @@
+package localshell
+
+import (
+	"errors"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/charmbracelet/x/vt"
+
+	"github.com/magenta-nvim/magenta/pkg/capabilities"
+)
+
+const (
+	// ptyReadSize is one read of the PTY master.
+	ptyReadSize = 32 << 10
+	// emuFeedSize bounds one write to the emulator: lines scrolled off
+	// are taken from its scrollback after each write, and a write of at
+	// most this many bytes cannot scroll more lines than the scrollback
+	// holds (vt.DefaultScrollbackSize), so none is lost.
+	emuFeedSize = 4 << 10
+)
+
+// terminal is the capabilities.Terminal of one interactive command: the
+// PTY master, a headless terminal emulator (github.com/charmbracelet/x/vt)
+// that turns the raw stream into the text the model gets, and the raw
+// stream's first TerminalRawMaxBytes for late subscribers.
+//
+// One goroutine (readLoop) reads the master, feeds the emulator and the
+// subscribers, and hands the lines that became final (scrolled off the
+// screen; the screen itself at the end) to the output processor. A
+// second one copies the emulator's replies to terminal queries (cursor
+// position, device attributes) back to the master: without it the
+// emulator's Write would block on the first query.
+type terminal struct {
+	master *os.File
+	start  time.Time
+	// lastOutput is when the master last yielded bytes (UnixNano).
+	lastOutput atomic.Int64
+	closed     atomic.Bool
+	// drainUntil is set by cutShort (UnixNano): from then on each read
+	// must come within drainTimeout of the previous one, and none after
+	// it.
+	drainUntil atomic.Int64
+	done       chan struct{}
+	repliesEnd chan struct{}
+
+	mu  sync.Mutex // guards emu
+	emu *vt.Emulator
+
+	subMu sync.Mutex // guards raw, subs, ended
+	raw   []byte
+	subs  []*subscriber
+	ended bool
+}
+
+type subscriber struct {
+	fn  func([]byte)
+	off atomic.Bool
+}
+
+var _ capabilities.Terminal = (*terminal)(nil)
+
+func newTerminal(master *os.File, rows, cols int) *terminal {
+	t := &terminal{master: master, start: time.Now(), done: make(chan struct{}), repliesEnd: make(chan struct{}),
+		emu: vt.NewEmulator(cols, rows)}
+	t.lastOutput.Store(t.start.UnixNano())
+	go t.copyReplies()
+	return t
+}
+
+// copyReplies sends the emulator's answers to the command. It keeps
+// reading after a failed write (the command is gone): the emulator must
+// never block on an unread reply. It ends when the reply pipe is closed.
+func (t *terminal) copyReplies() {
+	defer close(t.repliesEnd)
+	buf := make([]byte, 512)
+	for {
+		n, err := t.emu.Read(buf)
+		if n > 0 && !t.closed.Load() {
+			_, _ = t.master.Write(buf[:n])
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// readLoop reads the master until EOF (EIO once every slave descriptor
+// is closed), an error, or the read deadline set to cut draining short.
+// Final lines go to out as Stdout chunks, then the end of the stream.
+func (t *terminal) readLoop(out chan<- chunk) {
+	buf := make([]byte, ptyReadSize)
+	for {
+		n, err := t.master.Read(buf)
+		if n > 0 {
+			now := time.Now()
+			t.lastOutput.Store(now.UnixNano())
+			if until := t.drainUntil.Load(); until != 0 {
+				_ = t.master.SetReadDeadline(minTime(now.Add(drainTimeout), time.Unix(0, until)))
+			}
+			t.publish(buf[:n])
+			if text := t.feed(buf[:n]); len(text) > 0 {
+				out <- textChunk(text)
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	t.subMu.Lock()
+	t.ended = true
+	t.subs = nil
+	t.subMu.Unlock()
+	if text := t.finalText(); len(text) > 0 {
+		out <- textChunk(text)
+	}
+	out <- chunk{stream: capabilities.Stdout}
+}
+
+// cutShort stops readLoop once the output has been silent for
+// drainTimeout (at once if it already has), and at the latest after
+// drainMax. Unlike a pipe, a PTY holds back a writer until its output is
+// read, and the emulator is slower than the pipe path's line splitter:
+// when the command ends, what it wrote last may still take a while to
+// go through, while a process out of reach that holds the slave open
+// produces nothing.
+func (t *terminal) cutShort() {
+	now := time.Now()
+	t.drainUntil.Store(now.Add(drainMax).UnixNano())
+	last := time.Unix(0, t.lastOutput.Load())
+	_ = t.master.SetReadDeadline(minTime(last.Add(drainTimeout), now.Add(drainMax)))
+}
+
+// drainMax bounds draining a terminal that keeps producing output after
+// the command ended (a process out of reach, unsupervised).
+const drainMax = 10 * time.Second
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+func textChunk(text []byte) chunk {
+	return chunk{stream: capabilities.Stdout, buf: &text, n: len(text)}
+}
+
+// publish keeps p for the replay and hands it to the subscribers.
+func (t *terminal) publish(p []byte) {
+	t.subMu.Lock()
+	if room := capabilities.TerminalRawMaxBytes - len(t.raw); room > 0 {
+		t.raw = append(t.raw, p[:min(room, len(p))]...)
+	}
+	subs := t.subs
+	t.subMu.Unlock()
+	if len(subs) == 0 {
+		return
+	}
+	c := append([]byte(nil), p...)
+	for _, s := range subs {
+		if !s.off.Load() {
+			s.fn(c)
+		}
+	}
+}
+
+// feed writes p to the emulator and returns the lines it scrolled off
+// the screen, each ending in '\n'.
+func (t *terminal) feed(p []byte) []byte {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var text []byte
+	for len(p) > 0 {
+		n := min(len(p), emuFeedSize)
+		_, _ = t.emu.Write(p[:n])
+		p = p[n:]
+		text = t.takeScrollback(text)
+	}
+	return text
+}
+
+// takeScrollback appends the scrollback's lines to text and empties it.
+// t.mu is held.
+func (t *terminal) takeScrollback(text []byte) []byte {
+	sb := t.emu.Scrollback()
+	if sb.Len() == 0 {
+		return text
+	}
+	for _, l := range sb.Lines() {
+		text = append(text, strings.TrimRight(l.String(), " ")...)
+		text = append(text, '\n')
+	}
+	sb.Clear()
+	return text
+}
+
+// finalText is what is left once the command ended: the scrollback not
+// taken yet and the screen, trailing blank lines dropped.
+func (t *terminal) finalText() []byte {
+	t.mu.Lock()
+	text := t.takeScrollback(nil)
+	lines := t.screenLocked()
+	t.mu.Unlock()
+	for _, l := range lines {
+		text = append(text, l...)
+		text = append(text, '\n')
+	}
+	return text
+}
+
+// screenLocked returns the screen's lines; t.mu is held.
+func (t *terminal) screenLocked() []string {
+	lines := strings.Split(t.emu.String(), "\n")
+	for i := range lines {
+		lines[i] = strings.TrimRight(lines[i], " ")
+	}
+	for len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
+// close ends the terminal once readLoop has returned: the reply copier
+// is stopped, the master closed, Done closed.
+func (t *terminal) close() {
+	t.closed.Store(true)
+	// Not emu.Close: it writes a field the copier reads unlocked.
+	if pw, ok := t.emu.InputPipe().(*io.PipeWriter); ok {
+		_ = pw.CloseWithError(io.EOF)
+	}
+	<-t.repliesEnd
+	_ = t.master.Close()
+	close(t.done)
+}
+
+// Subscribe implements capabilities.Terminal.
+func (t *terminal) Subscribe(fn func(chunk []byte)) (replay []byte, cancel func()) {
+	s := &subscriber{fn: fn}
+	t.subMu.Lock()
+	replay = append([]byte(nil), t.raw...)
+	if !t.ended {
+		t.subs = append(t.subs[:len(t.subs):len(t.subs)], s)
+	}
+	t.subMu.Unlock()
+	return replay, func() {
+		s.off.Store(true)
+		t.subMu.Lock()
+		for i, x := range t.subs {
+			if x == s {
+				t.subs = append(t.subs[:i:i], t.subs[i+1:]...)
+				break
+			}
+		}
+		t.subMu.Unlock()
+	}
+}
+
+// Write implements capabilities.Terminal.
+func (t *terminal) Write(p []byte) (int, error) {
+	if t.closed.Load() {
+		return 0, capabilities.ErrTerminalClosed
+	}
+	n, err := t.master.Write(p)
+	if err != nil && (errors.Is(err, os.ErrClosed) || t.closed.Load()) {
+		err = capabilities.ErrTerminalClosed
+	}
+	return n, err
+}
+
+// Resize implements capabilities.Terminal.
+func (t *terminal) Resize(rows, cols int) error {
+	if rows <= 0 || cols <= 0 || rows > 0xffff || cols > 0xffff {
+		return errors.New("terminal size out of range")
+	}
+	if t.closed.Load() {
+		return capabilities.ErrTerminalClosed
+	}
+	// The emulator first: the command redraws for the new size as soon
+	// as it gets SIGWINCH.
+	t.mu.Lock()
+	t.emu.Resize(cols, rows)
+	t.mu.Unlock()
+	if err := setSize(t.master, rows, cols); err != nil {
+		if errors.Is(err, os.ErrClosed) || t.closed.Load() {
+			return capabilities.ErrTerminalClosed
+		}
+		return err
+	}
+	return nil
+}
+
+// Screen implements capabilities.Terminal.
+func (t *terminal) Screen() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.screenLocked()
+}
+
+// WaitingForInput implements capabilities.Terminal.
+func (t *terminal) WaitingForInput() bool {
+	if t.closed.Load() {
+		return false
+	}
+	if time.Since(time.Unix(0, t.lastOutput.Load())) < capabilities.TerminalPromptSilence {
+		return false
+	}
+	return looksLikePrompt(t.Screen())
+}
+
+// Done implements capabilities.Terminal.
+func (t *terminal) Done() <-chan struct{} { return t.done }
