@@ -340,7 +340,9 @@ func TestLooksLikePrompt(t *testing.T) {
 // terminal where its cursor is gets the emulator's answer (without the
 // reply copier the emulator would block and the command hang).
 func TestInteractiveTerminalQueriesAnswered(t *testing.T) {
-	cmd := `printf 'abc\033[6n'; IFS= read -rs -d R pos; echo; echo "cursor ${pos#*[}"`
+	// Echo off before asking: the answer may come back before read
+	// would turn it off.
+	cmd := `stty -echo; printf 'abc\033[6n'; IFS= read -r -d R pos; stty echo; echo; echo "cursor ${pos#*[}"`
 	res := startInteractive(t, context.Background(), newShell(t), cmd, capabilities.ExecOptions{Timeout: deadline}).wait(t)
 	assert.False(t, res.TimedOut)
 	assert.Equal(t, []string{"abc", "cursor 1;4"}, texts(res))

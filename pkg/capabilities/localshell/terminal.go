@@ -1,12 +1,14 @@
 package localshell
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/charmbracelet/x/vt"
@@ -15,8 +17,8 @@ import (
 )
 
 const (
-	// ptyReadSize is one read of the PTY master.
-	ptyReadSize = 32 << 10
+	// ptyReadSize bounds one read of the PTY master.
+	ptyReadSize = 64 << 10
 	// emuFeedSize bounds one write to the emulator: lines scrolled off
 	// are taken from its scrollback after each write, and a write of at
 	// most this many bytes cannot scroll more lines than the scrollback
@@ -92,20 +94,49 @@ func (t *terminal) copyReplies() {
 // readLoop reads the master until EOF (EIO once every slave descriptor
 // is closed), an error, or the read deadline set to cut draining short.
 // Final lines go to out as Stdout chunks, then the end of the stream.
+//
+// Reading and emulating run on two goroutines with up to rawQueue reads
+// between them: a fast writer keeps writing while the emulator works
+// (a PTY buffers only a few KB before the writer waits).
 func (t *terminal) readLoop(out chan<- chunk) {
-	buf := make([]byte, ptyReadSize)
+	reads := make(chan *[]byte, rawQueue)
+	go t.readMaster(reads)
+	for bp := range reads {
+		if text := t.feed(*bp); len(text) > 0 {
+			out <- textChunk(text)
+		}
+		ptyBufPool.Put(bp)
+	}
+	if text := t.finalText(); len(text) > 0 {
+		out <- textChunk(text)
+	}
+	out <- chunk{stream: capabilities.Stdout}
+}
+
+// rawQueue bounds the reads waiting for the emulator (at most
+// rawQueue × ptyReadSize bytes).
+const rawQueue = 16
+
+var ptyBufPool = sync.Pool{New: func() any { b := make([]byte, ptyReadSize); return &b }}
+
+// readMaster reads the master, keeps the replay, calls the subscribers
+// and queues each read for the emulator; it closes reads at the end.
+func (t *terminal) readMaster(reads chan<- *[]byte) {
+	defer close(reads)
 	for {
-		n, err := t.master.Read(buf)
+		bp := ptyBufPool.Get().(*[]byte)
+		n, err := t.readAvailable((*bp)[:ptyReadSize])
 		if n > 0 {
 			now := time.Now()
 			t.lastOutput.Store(now.UnixNano())
 			if until := t.drainUntil.Load(); until != 0 {
 				_ = t.master.SetReadDeadline(minTime(now.Add(drainTimeout), time.Unix(0, until)))
 			}
-			t.publish(buf[:n])
-			if text := t.feed(buf[:n]); len(text) > 0 {
-				out <- textChunk(text)
-			}
+			t.publish((*bp)[:n])
+			*bp = (*bp)[:n]
+			reads <- bp
+		} else {
+			ptyBufPool.Put(bp)
 		}
 		if err != nil {
 			break
@@ -115,13 +146,9 @@ func (t *terminal) readLoop(out chan<- chunk) {
 	t.ended = true
 	t.subs = nil
 	t.subMu.Unlock()
-	if text := t.finalText(); len(text) > 0 {
-		out <- textChunk(text)
-	}
-	out <- chunk{stream: capabilities.Stdout}
 }
 
-// cutShort stops readLoop once the output has been silent for
+// cutShort stops reading once the output has been silent for
 // drainTimeout (at once if it already has), and at the latest after
 // drainMax. Unlike a pipe, a PTY holds back a writer until its output is
 // read, and the emulator is slower than the pipe path's line splitter:
@@ -150,6 +177,46 @@ func textChunk(text []byte) chunk {
 	return chunk{stream: capabilities.Stdout, buf: &text, n: len(text)}
 }
 
+// readAvailable waits for output, then reads all there is, up to
+// len(buf). A PTY master yields at most a few KB a read; each read has a
+// fixed cost in the emulator path (see feedBulk), so a fast writer's
+// output is taken in as few reads as possible. It honours the read
+// deadline; the end of the slave (EIO) reads as io.EOF.
+func (t *terminal) readAvailable(buf []byte) (int, error) {
+	rc, err := t.master.SyscallConn()
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	var rerr error
+	err = rc.Read(func(fd uintptr) bool {
+		for n < len(buf) {
+			m, err := syscall.Read(int(fd), buf[n:])
+			switch {
+			case err == syscall.EAGAIN:
+				return n > 0 // nothing yet: wait for the poller
+			case err == syscall.EINTR:
+				continue
+			case err == syscall.EIO || (err == nil && m == 0):
+				rerr = io.EOF
+				return true
+			case err != nil:
+				rerr = err
+				return true
+			}
+			n += m
+		}
+		return true
+	})
+	if n > 0 {
+		return n, nil // an error comes back with the next call
+	}
+	if err != nil {
+		return 0, err
+	}
+	return 0, rerr
+}
+
 // publish keeps p for the replay and hands it to the subscribers.
 func (t *terminal) publish(p []byte) {
 	t.subMu.Lock()
@@ -170,11 +237,24 @@ func (t *terminal) publish(p []byte) {
 }
 
 // feed writes p to the emulator and returns the lines it scrolled off
-// the screen, each ending in '\n'.
+// the screen, each ending in '\n'. Plain lines that would only scroll
+// through the screen bypass it (see feedBulk).
 func (t *terminal) feed(p []byte) []byte {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var text []byte
+	// The first line completes the one the cursor is on: through the
+	// emulator.
+	if i := bytes.IndexByte(p, '\n'); i >= 0 && len(p)-i-1 >= bulkMinLines {
+		text = t.write(p[:i+1], text)
+		p, text, _ = t.feedBulk(p[i+1:], text)
+	}
+	return t.write(p, text)
+}
+
+// write feeds p to the emulator and appends the lines it scrolled off
+// to text (t.mu held).
+func (t *terminal) write(p, text []byte) []byte {
 	for len(p) > 0 {
 		n := min(len(p), emuFeedSize)
 		_, _ = t.emu.Write(p[:n])

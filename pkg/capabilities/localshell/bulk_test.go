@@ -1,0 +1,120 @@
+package localshell
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// emulated feeds reads to a terminal (not attached to any process) and
+// returns every final line and the screen; bulk false writes everything
+// through the emulator.
+func emulated(t testing.TB, reads [][]byte, bulk bool) (string, []string) {
+	t.Helper()
+	r, w, err := os.Pipe() // stands in for the master: replies go nowhere
+	require.NoError(t, err)
+	defer r.Close()
+	term := newTerminal(w, 24, 100)
+	defer term.close()
+	var text []byte
+	for _, p := range reads {
+		if bulk {
+			text = append(text, term.feed(p)...)
+		} else {
+			term.mu.Lock()
+			text = term.write(p, text)
+			term.mu.Unlock()
+		}
+	}
+	return string(text), term.Screen()
+}
+
+// TestBulkMatchesTheEmulator: plain lines that bypass the emulator give
+// the same text and screen as the emulator does, whatever was on the
+// screen before and wherever the reads are cut.
+func TestBulkMatchesTheEmulator(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 12 {
+		var b strings.Builder
+		// Something on the screen first, sometimes with the cursor moved.
+		fmt.Fprintf(&b, "header %d\r\n\x1b[1mbold\x1b[0m\r\n", round)
+		if round%3 == 0 {
+			b.WriteString("\x1b[5;1Hmoved\r\n")
+		}
+		for i := range 200 + rng.IntN(1000) {
+			switch rng.IntN(10) {
+			case 0:
+				b.WriteString("\r\n")
+			case 1:
+				b.WriteString(strings.Repeat("w", 90+rng.IntN(250)) + "\r\n")
+			case 2:
+				b.WriteString("  spaced   \r\n")
+			default:
+				fmt.Fprintf(&b, "line %d\r\n", i)
+			}
+			if rng.IntN(200) == 0 {
+				b.WriteString("progress\rdone\r\n\ttab\r\n")
+			}
+		}
+		b.WriteString("tail")
+		all := []byte(b.String())
+		var reads [][]byte
+		for len(all) > 0 {
+			n := min(len(all), 1+rng.IntN(40000))
+			reads = append(reads, all[:n])
+			all = all[n:]
+		}
+		wantText, wantScreen := emulated(t, reads, false)
+		gotText, gotScreen := emulated(t, reads, true)
+		require.Equal(t, wantText, gotText, "round %d", round)
+		require.Equal(t, wantScreen, gotScreen, "round %d", round)
+	}
+}
+
+func TestPlainLines(t *testing.T) {
+	for _, tc := range []struct {
+		in         string
+		end, lines int
+	}{
+		{"a\r\nb\r\n", 6, 2},
+		{"a\r\nb", 3, 1},
+		{"a\r\nb\r", 3, 1},
+		{"a\nb\r\n", 0, 0},
+		{"a\r\n\tb\r\n", 3, 1},
+		{"a\r\n\x1b[mb\r\n", 3, 1},
+		{"", 0, 0},
+	} {
+		end, lines := plainLines([]byte(tc.in))
+		assert.Equal(t, []int{tc.end, tc.lines}, []int{end, lines}, "%q", tc.in)
+	}
+}
+
+// BenchmarkTerminalFeed measures the emulator path alone on the output
+// of `seq 1 100000` as the PTY delivers it (CRLF), in 32 KB reads.
+func BenchmarkTerminalFeed(b *testing.B) {
+	var sb strings.Builder
+	for i := 1; i <= 100000; i++ {
+		fmt.Fprintf(&sb, "%d\r\n", i)
+	}
+	data := []byte(sb.String())
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		r, w, err := os.Pipe()
+		if err != nil {
+			b.Fatal(err)
+		}
+		term := newTerminal(w, 24, 100)
+		for p := data; len(p) > 0; {
+			n := min(len(p), ptyReadSize)
+			term.feed(p[:n])
+			p = p[n:]
+		}
+		term.close()
+		r.Close()
+	}
+}
