@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -354,4 +355,24 @@ func TestInteractiveAlternateScreen(t *testing.T) {
 	cmd := `echo before; printf '\033[?1049h\033[Hfull screen'; printf '\033[?1049l'; echo after`
 	res := startInteractive(t, context.Background(), newShell(t), cmd, capabilities.ExecOptions{}).wait(t)
 	assert.Equal(t, []string{"before", "after"}, texts(res))
+}
+
+// TestInteractiveEscapeeHoldingTheSlaveDoesNotHang: unsupervised, a
+// process that left the session survives with the PTY slave as its
+// stdout; Execute still returns at once (the session leader's exit hangs
+// the terminal up, and past that the drain stops on silence).
+func TestInteractiveEscapeeHoldingTheSlaveDoesNotHang(t *testing.T) {
+	sh := New(Options{LogRoot: t.TempDir(), Unsupervised: true})
+	t.Cleanup(func() {
+		for _, pids := range markerPids(t, "7790") {
+			for _, pid := range pids {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	start := time.Now()
+	res := startInteractive(t, context.Background(), sh, "setsid sleep 7790 & echo ok", capabilities.ExecOptions{}).wait(t)
+	assert.Less(t, time.Since(start), 5*time.Second)
+	assert.Equal(t, 0, res.ExitCode)
+	assert.Equal(t, []string{"ok"}, texts(res))
 }
