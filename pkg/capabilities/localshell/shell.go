@@ -217,11 +217,11 @@ func (s *Shell) Execute(ctx context.Context, command string, opts capabilities.E
 	proc := newProcessor(log, opts.OnOutput)
 	chunks := make(chan chunk, 4)
 	out.read(chunks)
+	procDone := make(chan struct{})
+	go func() { proc.run(chunks); close(procDone) }()
 	if t := out.terminal(); t != nil && opts.OnTerminal != nil {
 		opts.OnTerminal(t)
 	}
-	procDone := make(chan struct{})
-	go func() { proc.run(chunks); close(procDone) }()
 	waitDone := make(chan struct{})
 	var ws syscall.WaitStatus
 	var runErr error
