@@ -3,11 +3,13 @@ package localshell
 import (
 	"bufio"
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -163,4 +165,25 @@ func BenchmarkSeqInteractive(b *testing.B) {
 			}
 		})
 	}
+	// What the PTY alone costs: seq on a PTY whose master is read and
+	// discarded, no emulator, no supervisor, no log.
+	b.Run("pty-relay", func(b *testing.B) {
+		b.SetBytes(6888897)
+		for b.Loop() {
+			master, slave, err := openPTY()
+			if err != nil {
+				b.Fatal(err)
+			}
+			cmd := exec.Command("seq", "1", strconv.Itoa(n))
+			cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+			if err := cmd.Start(); err != nil {
+				b.Fatal(err)
+			}
+			slave.Close()
+			_, _ = io.Copy(io.Discard, master) // ends with EIO
+			_ = cmd.Wait()
+			master.Close()
+		}
+	})
 }
