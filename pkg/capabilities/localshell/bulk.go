@@ -3,6 +3,8 @@ package localshell
 import (
 	"bytes"
 	"strings"
+	"sync/atomic"
+	"unicode/utf8"
 
 	uv "github.com/charmbracelet/ultraviolet"
 )
@@ -20,6 +22,11 @@ const bulkMinLines = 64
 // that would scroll off within the same read, when nothing on the screen
 // can interfere:
 //
+//   - nothing in the stream so far could have changed how the emulator
+//     handles plain text: no escape sequence (a scroll region, origin
+//     or insert mode, auto-wrap off, another character set), no SO/SI,
+//     no C1 control (see taints); the shortcut is off for the rest of
+//     the command once one was seen;
 //   - the main screen (the alternate one keeps no scrollback);
 //   - the cursor at column 0 with the screen blank from its row down (no
 //     stale text for new lines to be written over);
@@ -31,6 +38,9 @@ const bulkMinLines = 64
 // bypassed lines are emitted wrapped at the width as the emulator would
 // have: the read's last lines then go through the emulator and leave the
 // screen a terminal would show.
+
+// bulkCount counts the reads that took the shortcut (for tests).
+var bulkCount atomic.Int64
 
 // plainLines returns the length of p's longest prefix of plain CRLF
 // lines and how many lines it holds.
@@ -56,9 +66,10 @@ func plainLines(p []byte) (end, lines int) {
 func (t *terminal) feedBulk(p []byte, text []byte) ([]byte, []byte, bool) {
 	rows, cols := t.emu.Height(), t.emu.Width()
 	end, n := plainLines(p)
-	if n < rows+bulkMinLines || t.emu.IsAltScreen() || !t.blankFromCursor() {
+	if t.tainted || n < rows+bulkMinLines || t.emu.IsAltScreen() || !t.blankFromCursor() {
 		return p, text, false
 	}
+	bulkCount.Add(1)
 	// Lines 0 .. n-rows-1 of p bypass; the last rows go through.
 	skip := nthLineEnd(p[:end], n-rows)
 	// The screen's rows above the cursor would scroll off first: take
@@ -120,4 +131,28 @@ func (t *terminal) blankFromCursor() bool {
 		}
 	}
 	return true
+}
+
+// taints reports whether p holds a byte that can change how the
+// emulator treats plain text from then on: ESC (every escape and control
+// sequence), SO or SI (character set shifts), or a C1 control (0x80–0x9F
+// outside a UTF-8 sequence; a sequence cut between two reads counts too,
+// which only turns the shortcut off early).
+func taints(p []byte) bool {
+	for i := 0; i < len(p); {
+		c := p[i]
+		if c < utf8.RuneSelf {
+			if c == 0x1b || c == 0x0e || c == 0x0f {
+				return true
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(p[i:])
+		if r == utf8.RuneError && size == 1 && c <= 0x9f {
+			return true
+		}
+		i += size
+	}
+	return false
 }

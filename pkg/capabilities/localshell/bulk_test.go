@@ -39,12 +39,15 @@ func emulated(t testing.TB, reads [][]byte, bulk bool) (string, []string) {
 // screen before and wherever the reads are cut.
 func TestBulkMatchesTheEmulator(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
+	taken := 0 // rounds where the shortcut was taken
+	defer func() { assert.GreaterOrEqual(t, taken, 4, "the shortcut was hardly taken: nothing was compared") }()
 	for round := range 12 {
 		var b strings.Builder
-		// Something on the screen first, sometimes with the cursor moved.
-		fmt.Fprintf(&b, "header %d\r\n\x1b[1mbold\x1b[0m\r\n", round)
+		// Something on the screen first: plain, wide, tabbed; every
+		// third round an escape sequence (the shortcut is then off).
+		fmt.Fprintf(&b, "header %d\r\n日本語\tx\bY\r\n", round)
 		if round%3 == 0 {
-			b.WriteString("\x1b[5;1Hmoved\r\n")
+			b.WriteString("\x1b[5;1H\x1b[1mmoved\x1b[0m\r\n")
 		}
 		for i := range 200 + rng.IntN(1000) {
 			switch rng.IntN(10) {
@@ -65,12 +68,16 @@ func TestBulkMatchesTheEmulator(t *testing.T) {
 		all := []byte(b.String())
 		var reads [][]byte
 		for len(all) > 0 {
-			n := min(len(all), 1+rng.IntN(40000))
+			n := min(len(all), 1+rng.IntN(8000))
 			reads = append(reads, all[:n])
 			all = all[n:]
 		}
 		wantText, wantScreen := emulated(t, reads, false)
+		bulked := bulkCount.Load()
 		gotText, gotScreen := emulated(t, reads, true)
+		if round%3 != 0 && bulkCount.Load() > bulked {
+			taken++
+		}
 		require.Equal(t, wantText, gotText, "round %d", round)
 		require.Equal(t, wantScreen, gotScreen, "round %d", round)
 	}
@@ -117,4 +124,29 @@ func BenchmarkTerminalFeed(b *testing.B) {
 		term.close()
 		r.Close()
 	}
+}
+
+// FuzzBulkMatchesTheEmulator: whatever a command wrote before (escape
+// sequences, scroll regions, modes), a read of plain lines gives the
+// same text and screen with the shortcut as through the emulator.
+func FuzzBulkMatchesTheEmulator(f *testing.F) {
+	f.Add([]byte("hello\r\n"), uint8(100), uint8(3))
+	f.Add([]byte("\x1b[5;10r"), uint8(120), uint8(0))
+	f.Add([]byte("\x1b[?7l"), uint8(200), uint8(1))
+	f.Add([]byte("\x1b[4h"), uint8(90), uint8(2))
+	f.Add([]byte("\x1b[?6h\x1b[3;20r"), uint8(150), uint8(4))
+	f.Add([]byte("\x1b[20l\x1b[?1049h"), uint8(100), uint8(5))
+	f.Fuzz(func(t *testing.T, before []byte, nLines, width uint8) {
+		var b strings.Builder
+		for i := range int(nLines) + 24 {
+			fmt.Fprintf(&b, "%s%d\r\n", strings.Repeat("x", int(width)*(i%3)), i)
+		}
+		reads := [][]byte{before, []byte(b.String())}
+		wantText, wantScreen := emulated(t, reads, false)
+		gotText, gotScreen := emulated(t, reads, true)
+		if wantText != gotText {
+			t.Fatalf("text differs:\nwant %q\ngot  %q", wantText, gotText)
+		}
+		assert.Equal(t, wantScreen, gotScreen)
+	})
 }

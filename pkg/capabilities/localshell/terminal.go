@@ -50,8 +50,11 @@ type terminal struct {
 	done       chan struct{}
 	repliesEnd chan struct{}
 
-	mu  sync.Mutex // guards emu
+	mu  sync.Mutex // guards emu and tainted
 	emu *vt.Emulator
+	// tainted is set once the stream held a byte after which plain
+	// lines may no longer bypass the emulator (see taints).
+	tainted bool
 
 	subMu sync.Mutex // guards raw, subs, ended
 	raw   []byte
@@ -244,8 +247,14 @@ func (t *terminal) feed(p []byte) []byte {
 	defer t.mu.Unlock()
 	var text []byte
 	// The first line completes the one the cursor is on: through the
-	// emulator.
-	if i := bytes.IndexByte(p, '\n'); i >= 0 && len(p)-i-1 >= bulkMinLines {
+	// emulator. The bytes after it are checked by feedBulk itself (they
+	// bypass only when plain); those before must not taint.
+	if !t.tainted && taints(p) {
+		// Only a prefix of plain lines bypasses: what follows the
+		// tainting byte goes through the emulator in any case.
+		defer func() { t.tainted = true }()
+	}
+	if i := bytes.IndexByte(p, '\n'); i >= 0 && len(p)-i-1 >= bulkMinLines && !t.tainted && !taints(p[:i+1]) {
 		text = t.write(p[:i+1], text)
 		p, text, _ = t.feedBulk(p[i+1:], text)
 	}
