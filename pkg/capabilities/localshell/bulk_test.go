@@ -2,6 +2,7 @@ package localshell
 
 import (
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -148,5 +149,29 @@ func FuzzBulkMatchesTheEmulator(f *testing.F) {
 			t.Fatalf("text differs:\nwant %q\ngot  %q", wantText, gotText)
 		}
 		assert.Equal(t, wantScreen, gotScreen)
+	})
+}
+
+// FuzzTerminalFeed feeds arbitrary output (the command's: untrusted) to
+// a terminal, resizes it, and reads its screen and final text. A panic
+// of the emulator is contained (the text says so); none is expected.
+func FuzzTerminalFeed(f *testing.F) {
+	f.Add([]byte("plain\r\n"), []byte("\x1b[31mred\x1b[0m\r\n"), uint8(10), uint8(40))
+	f.Add([]byte("\x1b[?1049h\x1b[2J\x1b[H"), []byte("\x1b[6n\x1b[c"), uint8(1), uint8(1))
+	f.Add([]byte("\x1b]8;;http://x\x07link\x1b]8;;\x07"), []byte("\x1bP$q\"p\x1b\\"), uint8(200), uint8(5))
+	f.Add([]byte("日本語\t\b\x0e\x0f\x9b1m"), []byte("\x1b[5;3r\x1b[?6h\r\n\r\n"), uint8(3), uint8(250))
+	f.Fuzz(func(t *testing.T, a, b []byte, rows, cols uint8) {
+		r, w, err := os.Pipe()
+		require.NoError(t, err)
+		defer r.Close()
+		go func() { _, _ = io.Copy(io.Discard, r) }() // replies
+		term := newTerminal(w, 24, 100)
+		text := term.feed(a)
+		_ = term.Resize(int(rows)+1, int(cols)+1)
+		text = append(text, term.feed(b)...)
+		_ = term.Screen()
+		text = append(text, term.finalText()...)
+		term.close()
+		assert.NotContains(t, string(text), "[magenta: the terminal emulator failed")
 	})
 }

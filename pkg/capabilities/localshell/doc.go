@@ -151,7 +151,12 @@
 // machine); through the emulator alone it took 23 s.
 // After the command ended the master is read until EIO (every slave
 // descriptor closed) or, past the half-second drain, until it has been
-// silent for half a second, at most 10 s.
+// silent for half a second, at most 10 s; what the emulator has not
+// taken by then is left out of the text, with a note. The command's
+// output is untrusted: numeric parameters of control sequences are cut
+// to four digits before the emulator (whose work grows with some: one
+// "repeat 99999999 times" kept it busy 38 s), and a panic of the
+// emulator is recovered into a note and a fresh, blank emulator.
 //
 // OnTerminal gets the Terminal once the command started: Subscribe,
 // Write (keystrokes), Resize (PTY and emulator), Screen, Done (closed

@@ -376,3 +376,13 @@ func TestInteractiveEscapeeHoldingTheSlaveDoesNotHang(t *testing.T) {
 	assert.Equal(t, 0, res.ExitCode)
 	assert.Equal(t, []string{"ok"}, texts(res))
 }
+
+// TestInteractiveHostileSequencesDoNotHoldUpTheCall: sequences that
+// make the emulator work in proportion to a parameter (repeat the last
+// character 99999999 times: 38 s each unclamped) are cut down.
+func TestInteractiveHostileSequencesDoNotHoldUpTheCall(t *testing.T) {
+	cmd := `printf 'a'; for i in $(seq 20); do printf '\033[99999999b\033[99999999I'; done; printf '\033[H\033[2Jdone\n'`
+	res := startInteractive(t, context.Background(), newShell(t), cmd, capabilities.ExecOptions{Timeout: deadline}).wait(t)
+	assert.False(t, res.TimedOut)
+	assert.Contains(t, texts(res), "done")
+}

@@ -3,6 +3,7 @@ package localshell
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -43,18 +44,22 @@ type terminal struct {
 	// lastOutput is when the master last yielded bytes (UnixNano).
 	lastOutput atomic.Int64
 	closed     atomic.Bool
+	copiers    sync.WaitGroup // reply copiers
 	// drainUntil is set by cutShort (UnixNano): from then on each read
 	// must come within drainTimeout of the previous one, and none after
 	// it.
 	drainUntil atomic.Int64
 	done       chan struct{}
-	repliesEnd chan struct{}
 
 	mu  sync.Mutex // guards emu and tainted
 	emu *vt.Emulator
 	// tainted is set once the stream held a byte after which plain
 	// lines may no longer bypass the emulator (see taints).
 	tainted bool
+	clamp   paramClamp
+	// dropped counts the bytes left out of the emulator once draining
+	// passed drainMax.
+	dropped int64
 
 	subMu sync.Mutex // guards raw, subs, ended
 	raw   []byte
@@ -70,21 +75,52 @@ type subscriber struct {
 var _ capabilities.Terminal = (*terminal)(nil)
 
 func newTerminal(master *os.File, rows, cols int) *terminal {
-	t := &terminal{master: master, start: time.Now(), done: make(chan struct{}), repliesEnd: make(chan struct{}),
-		emu: vt.NewEmulator(cols, rows)}
+	t := &terminal{master: master, start: time.Now(), done: make(chan struct{})}
 	t.lastOutput.Store(t.start.UnixNano())
-	go t.copyReplies()
+	t.newEmulator(rows, cols)
 	return t
 }
 
-// copyReplies sends the emulator's answers to the command. It keeps
-// reading after a failed write (the command is gone): the emulator must
-// never block on an unread reply. It ends when the reply pipe is closed.
-func (t *terminal) copyReplies() {
-	defer close(t.repliesEnd)
+// newEmulator gives t a fresh emulator and its reply copier (t.mu held
+// or t not shared yet).
+func (t *terminal) newEmulator(rows, cols int) {
+	t.emu = vt.NewEmulator(cols, rows)
+	t.copiers.Add(1)
+	go t.copyReplies(t.emu)
+}
+
+// stopReplies ends the reply copier of t.emu (t.mu held). Not
+// emu.Close: it writes a field the copier reads unlocked.
+func (t *terminal) stopReplies() {
+	if pw, ok := t.emu.InputPipe().(*io.PipeWriter); ok {
+		_ = pw.CloseWithError(io.EOF)
+	}
+}
+
+// recoverEmulator, deferred with t.mu held, turns a panic of the
+// emulator (a bug met on some output: the output is the command's, so
+// untrusted) into a note in the text and a fresh, blank emulator, rather
+// than a crashed host.
+func (t *terminal) recoverEmulator(text *[]byte) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	*text = append(*text, fmt.Sprintf("[magenta: the terminal emulator failed (%v); it went on with a blank screen]\n", r)...)
+	rows, cols := t.emu.Height(), t.emu.Width()
+	t.stopReplies()
+	t.newEmulator(rows, cols)
+	t.tainted = true
+}
+
+// copyReplies sends emu's answers to the command. It keeps reading
+// after a failed write (the command is gone): the emulator must never
+// block on an unread reply. It ends when the reply pipe is closed.
+func (t *terminal) copyReplies(emu *vt.Emulator) {
+	defer t.copiers.Done()
 	buf := make([]byte, 512)
 	for {
-		n, err := t.emu.Read(buf)
+		n, err := emu.Read(buf)
 		if n > 0 && !t.closed.Load() {
 			_, _ = t.master.Write(buf[:n])
 		}
@@ -105,10 +141,16 @@ func (t *terminal) readLoop(out chan<- chunk) {
 	reads := make(chan *[]byte, rawQueue)
 	go t.readMaster(reads)
 	for bp := range reads {
-		if text := t.feed(*bp); len(text) > 0 {
+		if t.pastDrain() {
+			t.dropped += int64(len(*bp))
+		} else if text := t.feed(*bp); len(text) > 0 {
 			out <- textChunk(text)
 		}
 		ptyBufPool.Put(bp)
+	}
+	if t.dropped > 0 {
+		out <- textChunk(fmt.Appendf(nil, "[magenta: the last %d bytes of output were not put through the terminal emulator: it was still busy %s after the command ended]\n",
+			t.dropped, drainMax))
 	}
 	if text := t.finalText(); len(text) > 0 {
 		out <- textChunk(text)
@@ -163,6 +205,14 @@ func (t *terminal) cutShort() {
 	t.drainUntil.Store(now.Add(drainMax).UnixNano())
 	last := time.Unix(0, t.lastOutput.Load())
 	_ = t.master.SetReadDeadline(minTime(last.Add(drainTimeout), now.Add(drainMax)))
+}
+
+// pastDrain reports whether draining has gone on for drainMax: the
+// emulator then takes no more (its work on hostile output, unbounded in
+// the bytes, must not hold the call up).
+func (t *terminal) pastDrain() bool {
+	until := t.drainUntil.Load()
+	return until != 0 && time.Now().UnixNano() > until
 }
 
 // drainMax bounds draining a terminal that keeps producing output after
@@ -242,10 +292,11 @@ func (t *terminal) publish(p []byte) {
 // feed writes p to the emulator and returns the lines it scrolled off
 // the screen, each ending in '\n'. Plain lines that would only scroll
 // through the screen bypass it (see feedBulk).
-func (t *terminal) feed(p []byte) []byte {
+func (t *terminal) feed(p []byte) (text []byte) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	var text []byte
+	defer t.recoverEmulator(&text)
+	p = t.clamp.filter(p)
 	// The first line completes the one the cursor is on: through the
 	// emulator. The bytes after it are checked by feedBulk itself (they
 	// bypass only when plain); those before must not taint.
@@ -265,6 +316,10 @@ func (t *terminal) feed(p []byte) []byte {
 // to text (t.mu held).
 func (t *terminal) write(p, text []byte) []byte {
 	for len(p) > 0 {
+		if t.pastDrain() {
+			t.dropped += int64(len(p))
+			return text
+		}
 		n := min(len(p), emuFeedSize)
 		_, _ = t.emu.Write(p[:n])
 		p = p[n:]
@@ -290,12 +345,12 @@ func (t *terminal) takeScrollback(text []byte) []byte {
 
 // finalText is what is left once the command ended: the scrollback not
 // taken yet and the screen, trailing blank lines dropped.
-func (t *terminal) finalText() []byte {
+func (t *terminal) finalText() (text []byte) {
 	t.mu.Lock()
-	text := t.takeScrollback(nil)
-	lines := t.screenLocked()
-	t.mu.Unlock()
-	for _, l := range lines {
+	defer t.mu.Unlock()
+	defer t.recoverEmulator(&text)
+	text = t.takeScrollback(nil)
+	for _, l := range t.screenLocked() {
 		text = append(text, l...)
 		text = append(text, '\n')
 	}
@@ -318,11 +373,10 @@ func (t *terminal) screenLocked() []string {
 // is stopped, the master closed, Done closed.
 func (t *terminal) close() {
 	t.closed.Store(true)
-	// Not emu.Close: it writes a field the copier reads unlocked.
-	if pw, ok := t.emu.InputPipe().(*io.PipeWriter); ok {
-		_ = pw.CloseWithError(io.EOF)
-	}
-	<-t.repliesEnd
+	t.mu.Lock()
+	t.stopReplies()
+	t.mu.Unlock()
+	t.copiers.Wait()
 	_ = t.master.Close()
 	close(t.done)
 }
@@ -371,9 +425,7 @@ func (t *terminal) Resize(rows, cols int) error {
 	}
 	// The emulator first: the command redraws for the new size as soon
 	// as it gets SIGWINCH.
-	t.mu.Lock()
-	t.emu.Resize(cols, rows)
-	t.mu.Unlock()
+	t.resizeEmulator(rows, cols)
 	if err := setSize(t.master, rows, cols); err != nil {
 		if errors.Is(err, os.ErrClosed) || t.closed.Load() {
 			return capabilities.ErrTerminalClosed
@@ -383,10 +435,18 @@ func (t *terminal) Resize(rows, cols int) error {
 	return nil
 }
 
-// Screen implements capabilities.Terminal.
-func (t *terminal) Screen() []string {
+func (t *terminal) resizeEmulator(rows, cols int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	defer t.recoverEmulator(new([]byte))
+	t.emu.Resize(cols, rows)
+}
+
+// Screen implements capabilities.Terminal.
+func (t *terminal) Screen() (lines []string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	defer t.recoverEmulator(new([]byte))
 	return t.screenLocked()
 }
 
