@@ -386,3 +386,18 @@ func TestInteractiveHostileSequencesDoNotHoldUpTheCall(t *testing.T) {
 	assert.False(t, res.TimedOut)
 	assert.Contains(t, texts(res), "done")
 }
+
+// TestInteractiveQueryFloodDoesNotBlock: a command that asks the terminal
+// for its cursor position over and over without reading the answers
+// fills its input queue; the answers are dropped, the screen stays
+// readable and the command's output keeps flowing.
+func TestInteractiveQueryFloodDoesNotBlock(t *testing.T) {
+	r := startInteractive(t, context.Background(), newShell(t),
+		`for i in $(seq 3000); do printf '\033[6n'; done; stty -echo; echo flooded; sleep 600`, capabilities.ExecOptions{})
+	term := r.terminal(t)
+	waitScreen(t, term, "flooded")
+	_, err := term.Write([]byte("\x03"))
+	require.NoError(t, err)
+	res := r.wait(t)
+	assert.Equal(t, "SIGINT", res.Signal)
+}

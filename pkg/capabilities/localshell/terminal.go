@@ -122,12 +122,37 @@ func (t *terminal) copyReplies(emu *vt.Emulator) {
 	for {
 		n, err := emu.Read(buf)
 		if n > 0 && !t.closed.Load() {
-			_, _ = t.master.Write(buf[:n])
+			t.writeNoWait(buf[:n])
 		}
 		if err != nil {
 			return
 		}
 	}
+}
+
+// writeNoWait writes p to the master as far as the PTY's input queue
+// takes it now, and drops the rest. Replies to queries are the
+// emulator's: a command that floods queries without reading its input
+// must not block the copier, which would block the emulator and with it
+// Screen.
+func (t *terminal) writeNoWait(p []byte) {
+	rc, err := t.master.SyscallConn()
+	if err != nil {
+		return
+	}
+	_ = rc.Write(func(fd uintptr) bool {
+		for len(p) > 0 {
+			n, err := syscall.Write(int(fd), p)
+			if err == syscall.EINTR {
+				continue
+			}
+			if err != nil || n <= 0 {
+				return true // EAGAIN (queue full) or gone: drop
+			}
+			p = p[n:]
+		}
+		return true
+	})
 }
 
 // readLoop reads the master until EOF (EIO once every slave descriptor
