@@ -144,11 +144,11 @@
 // (printable ASCII) that would only scroll through the screen within one
 // read bypass the emulator, wrapped at the width as it would have
 // (TestBulkMatchesTheEmulator checks text and screen against the
-// emulator). `seq 1 1000000` (6.9 MB) then takes 0.6–1.6 s, no more
-// than seq on a PTY whose master is merely read and discarded (the
-// kernel's PTY is the bottleneck), against 0.04–0.16 s with pipes
-// (BenchmarkSeqInteractive pty, pty-relay, pipe; a loaded 2-core
-// machine); through the emulator alone it took 23 s.
+// emulator). `seq 1 1000000` (6.9 MB) then takes 0.8–1.0 s, against
+// 0.57–0.63 s for seq on a PTY whose master is merely read and discarded
+// (the kernel's PTY is most of the cost) and 0.04–0.07 s with pipes
+// (BenchmarkSeqInteractive pty, pty-relay, pipe; medians of a loaded
+// 2-core machine); through the emulator alone it took 23 s.
 // After the command ended the master is read until EIO (every slave
 // descriptor closed) or, past the half-second drain, until it has been
 // silent for half a second, at most 10 s; what the emulator has not
