@@ -20,8 +20,9 @@
 // most of both being the engine's exec (BenchmarkShellEcho,
 // BenchmarkBareExecEcho), and a 10 MB file read through FileIO ~182 ms
 // against ~155 ms for a bare `docker exec cat` (medians of 5 runs on a
-// shared 2-core machine, noisy). The interactive-shell work (exec with a TTY and
-// resize) may revisit this.
+// shared 2-core machine, noisy). Interactive commands did not need the
+// API either: the CLI's `exec -it` under a local PTY gives the TTY and
+// relays resizes.
 //
 // # Files
 //
@@ -59,6 +60,18 @@
 // capabilities.ErrNotExist, as a local one does.
 // If the host dies, the supervisor ends the local docker CLI but not the
 // command in the container.
+//
+// # Interactive commands
+//
+// An interactive command (ExecOptions.Interactive) runs
+// `docker exec -it …` with the same wrapper, the docker CLI itself on
+// localshell's PTY: the CLI puts that terminal in raw mode, relays the
+// keystrokes to a terminal the engine gives the command in the container
+// (Ctrl-C there interrupts it: the wrapper traps it and sweeps as
+// usual) and passes the local terminal's size on when it changes
+// (asynchronously: a command can see the old size for a moment after
+// Terminal.Resize). Ending it on timeout or cancel is the same marker
+// sweep. The container's terminal turns the two streams into one.
 //
 // # Search
 //

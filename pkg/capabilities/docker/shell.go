@@ -140,13 +140,28 @@ func newShell(c *container, bash bool, opts localshell.Options) *Shell {
 		kind = "bash"
 	}
 	opts.Env = []string{} // not the host's: only the hardening reaches the container
-	opts.Launch = func(command, cwd string, env []string) (*localshell.Launch, error) {
+	opts.Launch = execLauncher(c, kind, false)
+	opts.LaunchInteractive = execLauncher(c, kind, true)
+	return &Shell{c: c, cwd: opts.Cwd, local: localshell.New(opts)}
+}
+
+// execLauncher runs commands with `docker exec` of the wrapper script;
+// kind is "bash" or "sh". An interactive one gets `-it`: the docker CLI,
+// itself on the local PTY, puts that terminal in raw mode, relays the
+// keystrokes to a terminal in the container (Ctrl-C there interrupts
+// the command) and passes resizes on. The wrapper and its sweep are the
+// same either way.
+func execLauncher(c *container, kind string, interactive bool) localshell.Launcher {
+	return func(command, cwd string, env []string) (*localshell.Launch, error) {
 		var id [8]byte
 		if _, err := rand.Read(id[:]); err != nil {
 			return nil, err
 		}
 		marker := hex.EncodeToString(id[:])
 		args := []string{"exec"}
+		if interactive {
+			args = append(args, "-it")
+		}
 		if cwd != "" {
 			args = append(args, "-w", cwd)
 		}
@@ -165,7 +180,6 @@ func newShell(c *container, bash bool, opts localshell.Options) *Shell {
 		}
 		return &localshell.Launch{Cmd: cmd, End: end}, nil
 	}
-	return &Shell{c: c, cwd: opts.Cwd, local: localshell.New(opts)}
 }
 
 // LogRoot is where the logs go (on the host).

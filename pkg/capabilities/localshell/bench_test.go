@@ -3,11 +3,13 @@ package localshell
 import (
 	"bufio"
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -136,4 +138,52 @@ func BenchmarkTrue(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkSeqInteractive compares `seq 1 1000000` (6.9 MB, a million
+// lines) through the PTY path (terminal emulator, scrollback taken line
+// by line) with the pipe path, both with the log and retention.
+func BenchmarkSeqInteractive(b *testing.B) {
+	const n = 1000000
+	for _, mode := range []struct {
+		name        string
+		interactive bool
+	}{{"pty", true}, {"pipe", false}} {
+		b.Run(mode.name, func(b *testing.B) {
+			sh := newShell(b)
+			b.SetBytes(6888897) // len(seq 1 1000000)
+			for i := 0; i < b.N; i++ {
+				opts := capabilities.ExecOptions{ThreadID: "bench", RequestID: mode.name + strconv.Itoa(i),
+					Timeout: 5 * time.Minute, Interactive: mode.interactive}
+				res, err := sh.Execute(context.Background(), "seq 1 "+strconv.Itoa(n), opts)
+				if err != nil || res.TotalLines != n || res.ExitCode != 0 || res.Interactive != mode.interactive {
+					b.Fatalf("err %v, result %+v", err, res)
+				}
+				b.StopTimer()
+				_ = os.Remove(res.LogPath)
+				b.StartTimer()
+			}
+		})
+	}
+	// What the PTY alone costs: seq on a PTY whose master is read and
+	// discarded, no emulator, no supervisor, no log.
+	b.Run("pty-relay", func(b *testing.B) {
+		b.SetBytes(6888897)
+		for b.Loop() {
+			master, slave, err := openPTY()
+			if err != nil {
+				b.Fatal(err)
+			}
+			cmd := exec.Command("seq", "1", strconv.Itoa(n))
+			cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+			if err := cmd.Start(); err != nil {
+				b.Fatal(err)
+			}
+			slave.Close()
+			_, _ = io.Copy(io.Discard, master) // ends with EIO
+			_ = cmd.Wait()
+			master.Close()
+		}
+	})
 }

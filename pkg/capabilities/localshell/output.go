@@ -120,7 +120,9 @@ func (p *processor) run(in <-chan chunk) {
 			continue
 		}
 		p.feed(st, (*c.buf)[:c.n])
-		bufPool.Put(c.buf)
+		if cap(*c.buf) == readSize { // not a terminal's text chunk
+			bufPool.Put(c.buf)
+		}
 	}
 }
 

@@ -26,15 +26,27 @@ type running interface {
 }
 
 // start runs cmd directly, or under the supervisor when s has one.
-func (s *Shell) start(cmd *exec.Cmd) (running, error) {
+// With tty (its stdin is a PTY slave) the command leads a new session
+// with that terminal as controlling terminal, its own process group the
+// terminal's foreground one: Ctrl-C written to the master reaches it.
+// Supervised, the supervisor does that for it (procsup.StartTerminal)
+// and stays outside the session.
+func (s *Shell) start(cmd *exec.Cmd, tty bool) (running, error) {
 	if s.supervisor == "" {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if tty {
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+		}
 		if err := cmd.Start(); err != nil {
 			return nil, err
 		}
 		return &direct{cmd: cmd, pgid: cmd.Process.Pid}, nil
 	}
-	p, err := procsup.Start(s.supervisor, cmd, capabilities.ShellTerminateGrace)
+	startSupervised := procsup.Start
+	if tty {
+		startSupervised = procsup.StartTerminal
+	}
+	p, err := startSupervised(s.supervisor, cmd, capabilities.ShellTerminateGrace)
 	if err != nil {
 		return nil, err
 	}

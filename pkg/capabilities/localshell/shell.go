@@ -61,6 +61,14 @@ type Options struct {
 	// Confiner runs the commands whose ExecOptions.Sandbox is set; nil:
 	// such commands fail (they never run unconfined instead).
 	Confiner Confiner
+	// LaunchInteractive starts the commands whose ExecOptions.Interactive
+	// is set, their stdin, stdout and stderr the slave of a PTY; nil
+	// means Launch. Package docker's adds `-it` to `docker exec`.
+	LaunchInteractive Launcher
+	// OpenPTY opens the pseudo-terminal of interactive commands; nil
+	// means a real one (github.com/creack/pty). When it fails the command
+	// runs with pipes and ExecResult.NotInteractive says why.
+	OpenPTY OpenPTY
 }
 
 // Shell runs commands on the local machine with bash. It is safe for
@@ -76,6 +84,11 @@ type Shell struct {
 	retention  *retention
 	launch     Launcher
 	confiner   Confiner
+	// Interactive commands: their launcher (nil: launch), PTY opener
+	// and environment (env with a real terminal type).
+	launchInteractive Launcher
+	openPTY           OpenPTY
+	ttyEnv            []string
 }
 
 var _ capabilities.Shell = (*Shell)(nil)
@@ -84,9 +97,13 @@ var _ capabilities.Shell = (*Shell)(nil)
 // root, kills what a previous host that died left running (see
 // procsup.Sweep), and starts pruning old logs in the background.
 func New(opts Options) *Shell {
-	s := &Shell{maxTimeout: opts.MaxTimeout, cwd: opts.Cwd, supervisor: opts.Supervisor, launch: opts.Launch, confiner: opts.Confiner}
+	s := &Shell{maxTimeout: opts.MaxTimeout, cwd: opts.Cwd, supervisor: opts.Supervisor, launch: opts.Launch, confiner: opts.Confiner,
+		launchInteractive: opts.LaunchInteractive, openPTY: opts.OpenPTY}
 	if s.launch == nil {
 		s.launch = bashLaunch
+	}
+	if s.openPTY == nil {
+		s.openPTY = openPTY
 	}
 	root := opts.LogRoot
 	if root == "" {
@@ -101,6 +118,7 @@ func New(opts Options) *Shell {
 		env = os.Environ()
 	}
 	s.env = hardenEnv(env)
+	s.ttyEnv = terminalEnv(s.env)
 	switch {
 	case opts.Unsupervised:
 		s.supervisor = ""
@@ -149,37 +167,48 @@ func (s *Shell) Execute(ctx context.Context, command string, opts capabilities.E
 		return res, nil
 	}
 
-	launcher := s.launch
+	launcher, interactive := s.launch, opts.Interactive
+	if interactive && s.launchInteractive != nil {
+		launcher = s.launchInteractive
+	}
 	if opts.Sandbox {
 		launcher = s.confinedLaunch
+		if interactive {
+			res.NotInteractive, interactive = notInteractiveConfined, false
+		}
 	}
-	launch, err := launcher(command, s.dir(opts.Cwd), s.env)
+	var ptyMaster, ptySlave *os.File
+	if interactive {
+		if ptyMaster, ptySlave, err = s.openPTY(); err != nil {
+			res.NotInteractive = "no pseudo-terminal (" + err.Error() + "): it ran with pipes, without input"
+			interactive, launcher = false, s.launch
+		}
+	}
+	env := s.env
+	if interactive {
+		env = s.ttyEnv
+	}
+	launch, err := launcher(command, s.dir(opts.Cwd), env)
+	if err != nil {
+		closeAll(ptyMaster, ptySlave)
+		return nil, startFailed(log, err)
+	}
+	var out outputs
+	if interactive {
+		out, err = newTerminalOutputs(ptyMaster, ptySlave, launch.Cmd)
+	} else {
+		out, err = newPipeOutputs(launch.Cmd)
+	}
 	if err != nil {
 		return nil, startFailed(log, err)
 	}
-	cmd := launch.Cmd
-	// cmd.Stdin stays nil: the child reads /dev/null.
-	outR, outW, err := os.Pipe()
+	run, err := s.start(launch.Cmd, interactive)
+	out.started()
 	if err != nil {
+		out.close()
 		return nil, startFailed(log, err)
 	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		outR.Close()
-		outW.Close()
-		return nil, startFailed(log, err)
-	}
-	growPipe(outW)
-	growPipe(errW)
-	cmd.Stdout, cmd.Stderr = outW, errW
-	run, err := s.start(cmd)
-	outW.Close()
-	errW.Close()
-	if err != nil {
-		outR.Close()
-		errR.Close()
-		return nil, startFailed(log, err)
-	}
+	res.Interactive = interactive
 	timeout := s.timeout(opts.Timeout)
 	if opts.OnStart != nil {
 		opts.OnStart(timeout)
@@ -187,10 +216,12 @@ func (s *Shell) Execute(ctx context.Context, command string, opts capabilities.E
 
 	proc := newProcessor(log, opts.OnOutput)
 	chunks := make(chan chunk, 4)
-	go readPipe(outR, capabilities.Stdout, chunks)
-	go readPipe(errR, capabilities.Stderr, chunks)
+	out.read(chunks)
 	procDone := make(chan struct{})
 	go func() { proc.run(chunks); close(procDone) }()
+	if t := out.terminal(); t != nil && opts.OnTerminal != nil {
+		opts.OnTerminal(t)
+	}
 	waitDone := make(chan struct{})
 	var ws syscall.WaitStatus
 	var runErr error
@@ -206,6 +237,9 @@ func (s *Shell) Execute(ctx context.Context, command string, opts capabilities.E
 		res.Cancelled = true
 	}
 	if res.TimedOut || res.Cancelled {
+		if t := out.terminal(); t != nil {
+			res.WaitingForInput = t.WaitingForInput()
+		}
 		endRemote(launch, waitDone)
 		select {
 		case <-waitDone: // it ended where it ran; finish ends the rest
@@ -214,20 +248,17 @@ func (s *Shell) Execute(ctx context.Context, command string, opts capabilities.E
 		}
 	}
 	// The command has ended: whatever it left running is terminated too,
-	// then the pipes are drained.
+	// then the output is drained.
 	run.finish()
 	drain := time.NewTimer(drainTimeout)
 	select {
 	case <-procDone:
 	case <-drain.C:
-		now := time.Now()
-		_ = outR.SetReadDeadline(now)
-		_ = errR.SetReadDeadline(now)
+		out.cutShort()
 		<-procDone
 	}
 	drain.Stop()
-	outR.Close()
-	errR.Close()
+	out.close()
 	if runErr != nil {
 		return nil, startFailed(log, runErr)
 	}

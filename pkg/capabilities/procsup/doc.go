@@ -21,8 +21,9 @@
 //     ended, which also fires it) is not obeyed, and from then on the
 //     supervisor checks its parent once a second instead;
 //   - runs the command in its own process group, with the supervisor's
-//     stdin, stdout and stderr, and the environment minus
-//     MAGENTA_SUPERVISE;
+//     stdin, stdout and stderr (StartTerminal: as session leader with
+//     the terminal on its stdin as controlling terminal), and the
+//     environment minus MAGENTA_SUPERVISE;
 //   - when the command ends, when the host asks (SIGTERM, SIGINT) or when
 //     the host dies: sends SIGTERM (and SIGCONT, so stopped processes see
 //     it) to every descendant, found by walking /proc parent links from

@@ -7,7 +7,8 @@ import (
 )
 
 // envVar switches a process into supervisor mode; its value is
-// "<host pid>,<grace in ms>". The supervisor removes it from the
+// "<host pid>,<grace in ms>", followed by ",tty" for a command run
+// under a pseudo-terminal (StartTerminal). The supervisor removes it from the
 // command's environment.
 const envVar = "MAGENTA_SUPERVISE"
 

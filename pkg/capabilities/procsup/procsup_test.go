@@ -3,6 +3,7 @@
 package procsup
 
 import (
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creack/pty"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -89,4 +91,35 @@ func TestDescendants(t *testing.T) {
 		p, _ := os.FindProcess(pid)
 		_ = p.Kill()
 	}
+}
+
+// StartTerminal makes the command a session leader whose controlling
+// terminal is the PTY on its stdin: /dev/tty opens, the session and
+// process group are the command's own, and the terminal's foreground
+// group is it.
+func TestStartTerminalGivesAControllingTerminal(t *testing.T) {
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	master, slave, err := pty.Open()
+	require.NoError(t, err)
+	defer master.Close()
+	cmd := exec.Command("bash", "-c", `read -r _ < /dev/tty && set -- $(cut -d' ' -f5-8 /proc/$$/stat) && echo "pid=$$ pgrp=$1 sid=$2 tpgid=$4"`)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+	p, err := StartTerminal(exe, cmd, 100*time.Millisecond)
+	slave.Close()
+	require.NoError(t, err)
+	_, err = master.Write([]byte("go\n"))
+	require.NoError(t, err)
+	out, _ := io.ReadAll(master) // EIO once the supervisor is gone
+	ws, err := p.Wait()
+	require.NoError(t, err)
+	assert.Equal(t, 0, ws.ExitStatus())
+	var pid string
+	for _, f := range strings.Fields(string(out)) {
+		if v, ok := strings.CutPrefix(f, "pid="); ok {
+			pid = v
+		}
+	}
+	require.NotEmpty(t, pid, "output: %q", out)
+	assert.Contains(t, string(out), "pgrp="+pid+" sid="+pid+" tpgid="+pid)
 }

@@ -33,6 +33,21 @@ type Process struct {
 // supervisor gets cmd's directory, environment and standard files, and
 // grace is the time its tree has between SIGTERM and SIGKILL.
 func Start(exe string, cmd *exec.Cmd, grace time.Duration) (*Process, error) {
+	return start(exe, cmd, grace, "")
+}
+
+// StartTerminal is Start for a command whose stdin, stdout and stderr
+// are the slave of a pseudo-terminal: the supervisor starts it as the
+// leader of a new session with that terminal (its stdin) as controlling
+// terminal, so the terminal's Ctrl-C, SIGWINCH and hangup reach the
+// command's foreground process group. The supervisor itself stays out of
+// that session (it is not signalled by the terminal) and still ends the
+// whole tree: a session leader is a descendant like any other.
+func StartTerminal(exe string, cmd *exec.Cmd, grace time.Duration) (*Process, error) {
+	return start(exe, cmd, grace, specTerminal)
+}
+
+func start(exe string, cmd *exec.Cmd, grace time.Duration, mode string) (*Process, error) {
 	statusR, statusW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -45,7 +60,7 @@ func Start(exe string, cmd *exec.Cmd, grace time.Duration) (*Process, error) {
 		Path:       exe,
 		Args:       append([]string{exe, cmd.Path}, cmd.Args[1:]...),
 		Dir:        cmd.Dir,
-		Env:        append(env[:len(env):len(env)], envVar+"="+strconv.Itoa(os.Getpid())+","+strconv.FormatInt(grace.Milliseconds(), 10)),
+		Env:        append(env[:len(env):len(env)], envVar+"="+strconv.Itoa(os.Getpid())+","+strconv.FormatInt(grace.Milliseconds(), 10)+mode),
 		Stdin:      cmd.Stdin,
 		Stdout:     cmd.Stdout,
 		Stderr:     cmd.Stderr,

@@ -33,7 +33,7 @@ const (
 // supervise runs argv under supervision and returns the supervisor's
 // exit code. spec is the value of envVar: "<host pid>,<grace in ms>".
 func supervise(spec string, argv []string) int {
-	hostPid, grace, ok := parseSpec(spec)
+	hostPid, grace, terminal, ok := parseSpec(spec)
 	report := os.NewFile(statusFD, "status")
 	if !ok || len(argv) == 0 {
 		writeStartError(report, "bad supervisor invocation")
@@ -62,10 +62,16 @@ func supervise(spec string, argv []string) int {
 			path = p
 		}
 	}
+	sys := &syscall.SysProcAttr{Setpgid: true}
+	if terminal {
+		// Session leader with the terminal on its stdin as controlling
+		// terminal: its own process group, the terminal's foreground one.
+		sys = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	}
 	proc, err := os.StartProcess(path, argv, &os.ProcAttr{
 		Env:   env,
 		Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
-		Sys:   &syscall.SysProcAttr{Setpgid: true},
+		Sys:   sys,
 	})
 	if err != nil {
 		writeStartError(report, err.Error())
@@ -119,14 +125,19 @@ func writeStartError(report *os.File, msg string) {
 	_, _ = report.Write(append([]byte{statusStartError}, msg...))
 }
 
-func parseSpec(spec string) (hostPid int, grace time.Duration, ok bool) {
+// specTerminal ends the spec of a command run under a pseudo-terminal
+// (StartTerminal).
+const specTerminal = ",tty"
+
+func parseSpec(spec string) (hostPid int, grace time.Duration, terminal, ok bool) {
+	spec, terminal = strings.CutSuffix(spec, specTerminal)
 	p, g, found := strings.Cut(spec, ",")
 	pid, err1 := strconv.Atoi(p)
 	ms, err2 := strconv.Atoi(g)
 	if !found || err1 != nil || err2 != nil || pid <= 0 || ms < 0 {
-		return 0, 0, false
+		return 0, 0, false, false
 	}
-	return pid, time.Duration(ms) * time.Millisecond, true
+	return pid, time.Duration(ms) * time.Millisecond, terminal, true
 }
 
 // lookPath finds name in env's PATH (the command's, not the host's).

@@ -22,6 +22,11 @@ type Process struct{ Pid int }
 // Start is not supported on this platform.
 func Start(string, *exec.Cmd, time.Duration) (*Process, error) { return nil, errors.ErrUnsupported }
 
+// StartTerminal is not supported on this platform.
+func StartTerminal(string, *exec.Cmd, time.Duration) (*Process, error) {
+	return nil, errors.ErrUnsupported
+}
+
 // Terminate does nothing on this platform.
 func (*Process) Terminate() {}
 
