@@ -1,0 +1,70 @@
+package host_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/magenta-nvim/magenta/pkg/chat/provider"
+	"github.com/magenta-nvim/magenta/pkg/chat/provider/providertest"
+	"github.com/magenta-nvim/magenta/pkg/nvimtest"
+)
+
+// runInteractive makes the model run command with interactive set, the
+// user approve it, and opens its terminal window with t once the block
+// shows screen.
+func runInteractive(t *testing.T, bin, command, screen string) (*nvimtest.Nvim, *providertest.Fake) {
+	n, fake := startShell(t, bin)
+	n.Type("run it")
+	n.Keys("<CR>")
+	call := fake.Next(t)
+	call.ToolUse("tu_1", "bash_command", map[string]any{"command": command, "interactive": true, "description": "interactive"})
+	call.Stop(provider.StopToolUse)
+	n.WaitForText("display", "> YES")
+	n.FocusRole("display")
+	n.CursorTo("> YES")
+	n.Keys("<CR>")
+	n.WaitForText("display", "┆ "+screen)
+	n.CursorTo("┆ " + screen)
+	n.Keys("t")
+	n.WaitFor("the terminal window in terminal mode", func() bool { return terminalWindow(n) != 0 && mode(n) == "t" },
+		func() string { return mode(n) })
+	n.WaitForText("terminal", screen)
+	return n, fake
+}
+
+// TestInteractivePromptAnsweredInTheTerminal: a real command under a
+// real PTY asks a question; the user answers it in the terminal buffer
+// and the model gets the emulated text, not escape sequences.
+func TestInteractivePromptAnsweredInTheTerminal(t *testing.T) {
+	nvimtest.ForEach(t, func(t *testing.T, bin string) {
+		n, fake := runInteractive(t, bin, `read -p "Enter your name: " name && printf '\033[32mHello, %s\033[0m\n' "$name"`, "Enter your name:")
+		_, err := n.V.Input("Alice<CR>")
+		require.NoError(t, err)
+		next := fake.Next(t)
+		res, isErr := lastResult(t, next)
+		assert.False(t, isErr, res)
+		assert.Contains(t, res, "Hello, Alice")
+		assert.NotContains(t, res, "\x1b", "the model gets the emulator's text")
+		assert.Contains(t, res, "exit code 0")
+		next.Reply("done")
+		n.WaitForText("terminal", "[exited 0]")
+	})
+}
+
+// TestInteractiveCtrlCInTheTerminal: Ctrl-C typed in the terminal buffer
+// interrupts the command (SIGINT through the PTY's line discipline).
+func TestInteractiveCtrlCInTheTerminal(t *testing.T) {
+	nvimtest.ForEach(t, func(t *testing.T, bin string) {
+		n, fake := runInteractive(t, bin, `echo waiting; sleep 1000`, "waiting")
+		_, err := n.V.Input("<C-c>")
+		require.NoError(t, err)
+		next := fake.Next(t)
+		res, _ := lastResult(t, next)
+		assert.True(t, strings.Contains(res, "130") || strings.Contains(res, "SIGINT"), res)
+		next.Reply("stopped")
+		n.WaitForText("display", "stopped")
+	})
+}
