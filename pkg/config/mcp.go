@@ -3,7 +3,6 @@ package config
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 )
@@ -24,9 +23,25 @@ type MCPServer struct {
 	Timeout float64 `json:"timeout,omitempty"`
 }
 
-// mcpServerName is what a server may be called: its name goes into tool
-// names (mcp__<server>__<tool>), which providers restrict to these.
-var mcpServerName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,40}$`)
+// MaxMCPServerName bounds a server's name: it goes into tool names
+// (mcp__<server>__<tool>), which providers restrict.
+const MaxMCPServerName = 40
+
+// NameChars reports whether s is 1 to max ASCII letters, digits, '_'
+// and '-', the characters providers accept in tool names. A loop, not a
+// regexp: `{1,64}` compiles into a program of 64 copies at every start.
+func NameChars(s string, max int) bool {
+	if s == "" || len(s) > max {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // ReadMCPProjectFile reports whether the workspace's .mcp.json may be
 // read (asking the user before trusting it): the default.
@@ -37,7 +52,7 @@ func (o Options) ReadMCPProjectFile() bool {
 // ValidMCPServerName reports whether name may name a server: it goes
 // into tool names, which providers restrict.
 func ValidMCPServerName(name string) bool {
-	return mcpServerName.MatchString(name) && !strings.Contains(name, "__")
+	return NameChars(name, MaxMCPServerName) && !strings.Contains(name, "__")
 }
 
 // MCPServerNames returns the configured servers' names, sorted.

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
+	"github.com/magenta-nvim/magenta/pkg/config"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -23,8 +23,8 @@ const KindMCP = "mcp"
 // bash_command's output; the rest is saved as an artifact.
 const ResultCharBudget = tools.BashCharBudget
 
-// toolNamePattern is what providers accept as a tool name.
-var toolNamePattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+// maxToolName is the longest tool name providers accept.
+const maxToolName = 64
 
 // ToolName is the name the model sees for a server's tool.
 func ToolName(server, tool string) string { return "mcp__" + server + "__" + tool }
@@ -40,8 +40,8 @@ type tool struct {
 // not a valid JSON Schema object is an error (the tool is skipped).
 func newTool(s *server, t *sdk.Tool) (*tool, error) {
 	name := ToolName(s.cfg.Name, t.Name)
-	if !toolNamePattern.MatchString(name) {
-		return nil, fmt.Errorf("tool %q: %q is not a name models accept (letters, digits, _ and -, at most 64)", t.Name, name)
+	if !config.NameChars(name, maxToolName) {
+		return nil, fmt.Errorf("tool %q: %q is not a name models accept (letters, digits, _ and -, at most %d)", t.Name, name, maxToolName)
 	}
 	raw, err := json.Marshal(t.InputSchema)
 	if err != nil {

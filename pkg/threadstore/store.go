@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -26,8 +25,25 @@ const (
 	summaryExt = ".sum"
 )
 
-// validID guards file names built from ids that came over RPC.
-var validID = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z_-]{0,127}$`)
+// maxIDLength bounds a thread id (a UUID is 36 characters).
+const maxIDLength = 128
+
+// validID guards file names built from ids that came over RPC: 1 to
+// maxIDLength ASCII letters, digits, '_' and '-', not starting with
+// '_' or '-'. A loop, not a regexp: `{0,127}` compiles into a program
+// of 127 copies at every start (0.5 ms and 118 KB of heap).
+func validID(id string) bool {
+	if id == "" || len(id) > maxIDLength || id[0] == '_' || id[0] == '-' {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // Store is one workspace's saved threads. Safe for concurrent use.
 type Store struct {
@@ -96,7 +112,7 @@ func (s *Store) logPath(id string) string     { return filepath.Join(s.dir, id+l
 func (s *Store) summaryPath(id string) string { return filepath.Join(s.dir, id+summaryExt) }
 
 func checkID(id string) error {
-	if !validID.MatchString(id) {
+	if !validID(id) {
 		return fmt.Errorf("thread store: invalid thread id %q", id)
 	}
 	return nil

@@ -301,3 +301,12 @@ func TestFilesArePrivate(t *testing.T) {
 		assert.Zero(t, info.Mode().Perm()&0o077, "%s: %v", filepath.Base(p), info.Mode())
 	}
 }
+
+func TestValidID(t *testing.T) {
+	for _, id := range []string{"a", "0193a1b2-0000-7000-8000-000000000001", "A_b-9", strings.Repeat("x", maxIDLength)} {
+		assert.True(t, validID(id), id)
+	}
+	for _, id := range []string{"", "-a", "_a", "a/b", "../x", "a.b", "a b", "é", strings.Repeat("x", maxIDLength+1)} {
+		assert.False(t, validID(id), id)
+	}
+}
