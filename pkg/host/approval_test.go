@@ -18,7 +18,7 @@ import (
 // directory; commands run with the real local shell in n.Dir, without
 // the sandbox (these tests are about approvals: sandbox_test.go has the
 // confined runs).
-func startShell(t *testing.T, bin string) (*nvimtest.Nvim, *providertest.Fake) {
+func startShell(t testing.TB, bin string) (*nvimtest.Nvim, *providertest.Fake) {
 	n, fake := start(t, bin)
 	n.Setup(`{ shell = { logRoot = "` + filepath.Join(n.Dir, "logs") + `" }, sandbox = { enabled = false } }`)
 	n.Command("Magenta toggle")

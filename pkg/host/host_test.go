@@ -24,7 +24,7 @@ const testOptions = `{
 
 // start opens a Neovim with the plugin set up and the host in-process on
 // a scripted provider.
-func start(t *testing.T, bin string) (*nvimtest.Nvim, *providertest.Fake) {
+func start(t testing.TB, bin string) (*nvimtest.Nvim, *providertest.Fake) {
 	n := nvimtest.Start(t, bin)
 	fake := providertest.New()
 	n.StartHost(host.Options{

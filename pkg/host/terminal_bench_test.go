@@ -33,6 +33,25 @@ func BenchmarkTerminalKeystrokeEcho(b *testing.B) {
 	n.Keys("t")
 	n.WaitForText("terminal", "$")
 	n.WaitFor("terminal mode", func() bool { return mode(n) == "t" }, func() string { return mode(n) })
+	echoLatency(b, n, "$ ")
+}
+
+// BenchmarkTerminalKeystrokeEchoPTY is BenchmarkTerminalKeystrokeEcho
+// through a real PTY: `cat >/dev/null` run interactive by the local shell, the echo
+// made by the PTY's line discipline, the bytes read by the shell's
+// reader and emulator, so the whole path a user's key takes is measured.
+func BenchmarkTerminalKeystrokeEchoPTY(b *testing.B) {
+	bins := nvimtest.Binaries()
+	if len(bins) == 0 {
+		b.Skip("no Neovim found: install it or set MAGENTA_TEST_NVIMS")
+	}
+	n, _ := runInteractive(b, bins[0], "echo ready; cat >/dev/null", "ready")
+	echoLatency(b, n, "")
+}
+
+// echoLatency types keys into the open terminal window of n, timing each
+// until its echo ends the buffer's last line (typed starts it).
+func echoLatency(b *testing.B, n *nvimtest.Nvim, typed string) {
 	buf := n.Buffer("terminal")
 	lastLine := func() string {
 		var l string
@@ -43,7 +62,6 @@ func BenchmarkTerminalKeystrokeEcho(b *testing.B) {
 	}
 	keys := "abcdefghijklmnopqrstuvwxyz"
 	lat := make([]time.Duration, 0, b.N)
-	typed := "$ "
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if len(typed) > 60 { // a new line, so the line stays short

@@ -25,7 +25,7 @@ const (
 	summaryExt = ".sum"
 )
 
-// maxIDLength bounds a thread id (a UUID is 36 characters).
+// maxIDLength bounds a thread id (a UUID is 36 characters long).
 const maxIDLength = 128
 
 // validID guards file names built from ids that came over RPC: 1 to
