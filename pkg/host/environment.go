@@ -91,6 +91,15 @@ func (h *Host) environment(opts config.Options, cwd, dataDir string) (*capabilit
 	if reg == nil {
 		reg = tools.Builtin(tools.Config{MaxShellTimeout: opts.MaxShellTimeout(), ShellInteractive: opts.Shell.Interactive})
 	}
+	// The tools' schemas are built after the first frame, off the
+	// toggle's path and before the first request needs them.
+	go func(reg *tools.Registry) {
+		select {
+		case <-h.renderer.Drawn():
+			reg.Warm()
+		case <-h.ctx.Done():
+		}
+	}(reg)
 	reg, h.mcpLine = h.withMCP(opts, reg, env.Cwd, dataDir)
 	return env, reg, nil
 }

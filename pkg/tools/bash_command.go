@@ -59,6 +59,9 @@ type bashCommand struct {
 	Tool
 }
 
+// Name is the embedded tool's, without building its spec.
+func (b *bashCommand) Name() string { return toolName(b.Tool) }
+
 // BashCommand returns the bash_command tool; maxTimeout is the configured
 // cap for per-call timeouts, quoted in the description; the model decides
 // which commands are interactive.

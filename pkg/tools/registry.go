@@ -39,7 +39,7 @@ func (r *Registry) provided() map[string]Tool {
 	out := map[string]Tool{}
 	for _, p := range r.providers {
 		for _, t := range p.Tools() {
-			if name := t.Spec().Name; r.tools[name] == nil {
+			if name := toolName(t); r.tools[name] == nil {
 				out[name] = t
 			}
 		}
@@ -52,13 +52,34 @@ func (r *Registry) provided() map[string]Tool {
 func NewRegistry(ts ...Tool) (*Registry, error) {
 	r := &Registry{tools: make(map[string]Tool, len(ts))}
 	for _, t := range ts {
-		name := t.Spec().Name
+		name := toolName(t)
 		if _, dup := r.tools[name]; dup {
 			return nil, fmt.Errorf("tools: %q registered twice", name)
 		}
 		r.tools[name] = t
 	}
 	return r, nil
+}
+
+// named is a tool that knows its name without building its spec
+// (MustTyped's build their schema on first use).
+type named interface{ Name() string }
+
+// toolName is t's name, without building its spec when it can.
+func toolName(t Tool) string {
+	if n, ok := t.(named); ok {
+		return n.Name()
+	}
+	return t.Spec().Name
+}
+
+// Warm builds the specs of the registry's own tools (not its
+// providers', which may start servers), so the first request does not
+// pay for it; the host calls it once the first frame is drawn.
+func (r *Registry) Warm() {
+	for _, t := range r.tools {
+		t.Spec()
+	}
 }
 
 // DefaultMaxShellTimeout caps bash_command's per-call timeout unless the

@@ -10,7 +10,7 @@ func (r *Registry) With(ts ...Tool) *Registry {
 		out.tools[name] = t
 	}
 	for _, t := range ts {
-		out.tools[t.Spec().Name] = t
+		out.tools[toolName(t)] = t
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
 )
@@ -49,4 +50,22 @@ func TestProvidedToolsJoinTheOffer(t *testing.T) {
 	sub, _ := reg.Only([]string{"grep"})
 	sub = sub.With(YieldToParent())
 	assert.Contains(t, offeredNames(sub, env), "mcp__s__x", "a sub-agent keeps the provided tools")
+}
+
+// TestEveryBuiltinToolBuilds: MustTyped tools build their schema and
+// description on first use; this reaches every one, in every
+// shell.interactive mode, so a mistake fails here rather than in a
+// user's first request.
+func TestEveryBuiltinToolBuilds(t *testing.T) {
+	for _, mode := range []string{"", InteractiveModel, InteractiveAlways, InteractiveNever} {
+		reg := Builtin(Config{ShellInteractive: mode})
+		reg.Warm()
+		for _, s := range reg.Specs() {
+			require.NotEmpty(t, s.Description, s.Name)
+			require.NotEmpty(t, s.InputSchema, s.Name)
+		}
+	}
+	for _, tool := range []Tool{SpawnSubagents([]AgentType{{Name: "x", Description: "y"}}, 2), WaitForSubagents(), YieldToParent()} {
+		require.NotEmpty(t, tool.Spec().Description)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -48,48 +49,79 @@ func InvalidInput(input []byte) (excerpt string, invalid bool) {
 // is called; invalid input gives the model an error result naming the
 // problem.
 func Typed[P any](name, description string, data any, run func(ctx context.Context, call Call, params P) Result) (Tool, error) {
-	schema, err := jsonschema.For[P](nil)
-	if err != nil {
-		return nil, fmt.Errorf("tool %s: schema: %w", name, err)
+	t := &typedTool[P]{name: name, description: description, data: data, run: run}
+	t.once.Do(t.build)
+	if t.err != nil {
+		return nil, t.err
 	}
-	raw, err := json.Marshal(schema)
-	if err != nil {
-		return nil, fmt.Errorf("tool %s: schema: %w", name, err)
-	}
-	resolved, err := schema.Resolve(nil)
-	if err != nil {
-		return nil, fmt.Errorf("tool %s: schema: %w", name, err)
-	}
-	desc, err := describe(description, data)
-	if err != nil {
-		return nil, fmt.Errorf("tool %s: description: %w", name, err)
-	}
-	return &typedTool[P]{
-		spec:     Spec{Name: name, Description: strings.TrimSpace(desc), InputSchema: raw},
-		resolved: resolved,
-		run:      run,
-	}, nil
+	return t, nil
 }
 
-// MustTyped is Typed for tools defined at init time, where an error is a
-// programming mistake caught by every test run.
+// MustTyped is Typed for tools defined in code, where an error is a
+// programming mistake. Its schema and description are built on first
+// use (Spec or Run), not here: the built-in registry is made while the
+// sidebar first opens, and inferring and resolving every schema there
+// took 1.4–5.6 ms of the first toggle. A mistake panics at first use,
+// which every test run reaches (TestEveryBuiltinToolBuilds).
 func MustTyped[P any](name, description string, data any, run func(ctx context.Context, call Call, params P) Result) Tool {
-	t, err := Typed(name, description, data, run)
-	if err != nil {
-		panic(err)
-	}
-	return t
+	return &typedTool[P]{name: name, description: description, data: data, run: run}
 }
 
 type typedTool[P any] struct {
+	name, description string
+	data              any
+	run               func(ctx context.Context, call Call, params P) Result
+
+	once     sync.Once // builds spec and resolved, or err
 	spec     Spec
 	resolved *jsonschema.Resolved
-	run      func(ctx context.Context, call Call, params P) Result
+	err      error
 }
 
-func (t *typedTool[P]) Spec() Spec { return t.spec }
+// Name is the tool's name, known without building its spec.
+func (t *typedTool[P]) Name() string { return t.name }
+
+// build infers the schema from P and fills the description (once).
+func (t *typedTool[P]) build() {
+	schema, err := jsonschema.For[P](nil)
+	if err != nil {
+		t.err = fmt.Errorf("tool %s: schema: %w", t.name, err)
+		return
+	}
+	raw, err := json.Marshal(schema)
+	if err != nil {
+		t.err = fmt.Errorf("tool %s: schema: %w", t.name, err)
+		return
+	}
+	t.resolved, err = schema.Resolve(nil)
+	if err != nil {
+		t.err = fmt.Errorf("tool %s: schema: %w", t.name, err)
+		return
+	}
+	desc, err := describe(t.description, t.data)
+	if err != nil {
+		t.err = fmt.Errorf("tool %s: description: %w", t.name, err)
+		return
+	}
+	t.spec = Spec{Name: t.name, Description: strings.TrimSpace(desc), InputSchema: raw}
+}
+
+// built builds the tool on first use; a MustTyped tool whose schema or
+// description is broken panics (the registry recovers a Run's panic).
+func (t *typedTool[P]) built() {
+	t.once.Do(t.build)
+	if t.err != nil {
+		panic(t.err)
+	}
+}
+
+func (t *typedTool[P]) Spec() Spec {
+	t.built()
+	return t.spec
+}
 
 func (t *typedTool[P]) Run(ctx context.Context, call Call) Result {
+	t.built()
 	params, err := decodeInput[P](call.Input, t.resolved)
 	if err != nil {
 		return Errorf(fmt.Sprintf("invalid input for %s: %v", t.spec.Name, err))
