@@ -7,6 +7,9 @@
 // before the tool sees it, and renders the description from an embedded
 // <tool>.md whose {{.Field}} placeholders are filled with the same
 // constants the code uses (describe; deliberately not text/template).
+// The built-in tools (MustTyped) build schema and description on first
+// use, so making the registry costs nothing on the first toggle's path;
+// Registry.Warm builds them ahead of the first request.
 //
 // Tools reach the world only through the capabilities.Environment passed
 // in each Call, and reach their thread only through ThreadControl and,
