@@ -48,7 +48,10 @@ local function create_display()
   for key, lhs in pairs(keys or {}) do
     map(buf, lhs, function()
       local line = api.nvim_win_get_cursor(0)[1] - 1
-      host().notify("key", { key = key, line = line })
+      -- The frame this buffer shows: the host resolves the key on it,
+      -- even if a newer frame is on its way.
+      local ok, frame = pcall(api.nvim_buf_get_var, buf, "magenta_frame")
+      host().notify("key", { key = key, line = line, frame = ok and frame or 0 })
     end, "magenta: " .. key)
   end
   api.nvim_create_autocmd("BufWipeout", {

@@ -57,7 +57,9 @@ end
 --- highlights them; hls holds {line (relative to s), start, end, group}.
 --- Windows whose cursor was on the last line keep following the end.
 --- Only a display buffer is drawn into (see check_display).
-function M.apply(buf, s, e, lines, hls)
+--- seq numbers the frame now shown; keys pressed in the buffer send it
+--- back (b:magenta_frame), so the host resolves them on that frame.
+function M.apply(buf, s, e, lines, hls, seq)
   if not vim.api.nvim_buf_is_valid(buf) then
     return false
   end
@@ -81,6 +83,9 @@ function M.apply(buf, s, e, lines, hls)
   end
   for _, h in ipairs(hls) do
     vim.api.nvim_buf_add_highlight(buf, M.ns, h[4], s + h[1], h[2], h[3])
+  end
+  if seq and seq > 0 then
+    vim.api.nvim_buf_set_var(buf, "magenta_frame", seq)
   end
   if #follow > 0 then
     local n = vim.api.nvim_buf_line_count(buf)

@@ -172,9 +172,26 @@ func (a *App) SetOptions(opts config.Options) {
 }
 
 // Key resolves a key pressed at a 0-based line of the display buffer.
-func (a *App) Key(key view.Key, line int) {
+func (a *App) Key(key view.Key, line int) { a.KeyOnFrame(key, line, 0) }
+
+// frameScreen is a Screen that numbers the frames it sends, so a key
+// resolves against the frame the editor showed when it was pressed.
+type frameScreen interface {
+	BindingOnFrame(frame, line int, key view.Key) (view.Action, bool)
+}
+
+// KeyOnFrame is Key for a key pressed while the display showed frame
+// number frame (0: unknown): a frame drawn meanwhile — a timer line, a
+// line added above — cannot change what the key means.
+func (a *App) KeyOnFrame(key view.Key, line, frame int) {
 	a.do(func() {
-		action, ok := a.deps.Screen.BindingAt(line, key)
+		var action view.Action
+		var ok bool
+		if fs, numbered := a.deps.Screen.(frameScreen); numbered && frame > 0 {
+			action, ok = fs.BindingOnFrame(frame, line, key)
+		} else {
+			action, ok = a.deps.Screen.BindingAt(line, key)
+		}
 		if !ok {
 			action, ok = a.oldestApproval(key)
 		}

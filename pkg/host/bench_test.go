@@ -102,14 +102,14 @@ func BenchmarkApplyDelta(b *testing.B) {
 				ss[len(ss)-2] = &s
 				f := &view.Frame{Settled: base.Settled, SettledEnds: base.SettledEnds, Sections: ss}
 				if ed, ok := view.Diff(prev, f); ok {
-					if err := editor.ApplyEdit(buf, ed); err != nil {
+					if err := editor.ApplyEdit(buf, ed, 0); err != nil {
 						b.Fatal(err)
 					}
 				}
 				return f
 			}
 			full, _ := view.Diff(nil, base)
-			if err := editor.ApplyEdit(buf, full); err != nil {
+			if err := editor.ApplyEdit(buf, full, 0); err != nil {
 				b.Fatal(err)
 			}
 			if err := v.ExecLua(`vim.api.nvim_win_set_cursor(0, { vim.api.nvim_buf_line_count(...), 0 })`, nil, buf); err != nil {
@@ -128,7 +128,7 @@ func BenchmarkApplyDelta(b *testing.B) {
 				if !ok {
 					b.Fatal("a delta changed nothing")
 				}
-				if err := editor.ApplyEdit(buf, ed); err != nil {
+				if err := editor.ApplyEdit(buf, ed, 0); err != nil {
 					b.Fatal(err)
 				}
 				prev = next

@@ -17,9 +17,9 @@ func NewNvimEditor(nv *nvim.Nvim) Editor { return &nvimEditor{nv} }
 
 const applyLua = `return require('magenta.ui').apply(...)`
 
-func (e *nvimEditor) ApplyEdit(buf int, ed view.Edit) error {
+func (e *nvimEditor) ApplyEdit(buf int, ed view.Edit, seq int) error {
 	texts, hls := luaEdit(ed)
-	return e.nv.ExecLua(applyLua, nil, buf, ed.Start, ed.End, texts, hls)
+	return e.nv.ExecLua(applyLua, nil, buf, ed.Start, ed.End, texts, hls, seq)
 }
 
 func (e *nvimEditor) CheckDisplay(buf int) error {

@@ -313,7 +313,7 @@ func (h *Host) dispatch(app *chat.App, ev event) {
 	case "context_files":
 		app.AddContext(ev.strs("paths"))
 	case "key":
-		app.Key(viewKey(ev.str("key")), ev.int("line"))
+		app.KeyOnFrame(viewKey(ev.str("key")), ev.int("line"), ev.int("frame"))
 	case "inline_edit":
 		h.inlineEdit(app, ev)
 	case "inline_abort":

@@ -19,7 +19,7 @@ type recordingEditor struct {
 	got   chan struct{}
 }
 
-func (e *recordingEditor) ApplyEdit(int, view.Edit) error { return nil }
+func (e *recordingEditor) ApplyEdit(int, view.Edit, int) error { return nil }
 
 func (e *recordingEditor) CheckDisplay(int) error { return nil }
 

@@ -18,8 +18,10 @@ const FrameInterval = 30 * time.Millisecond
 // Editor is what the renderer needs from Neovim. The real one calls Lua
 // over RPC; tests and benchmarks may record instead.
 type Editor interface {
-	// ApplyEdit replaces lines [start, end) of buf (end -1: to the end).
-	ApplyEdit(buf int, e view.Edit) error
+	// ApplyEdit replaces lines [start, end) of buf (end -1: to the end)
+	// and tells the buffer that it now shows frame number seq (keys
+	// pressed there name it).
+	ApplyEdit(buf int, e view.Edit, seq int) error
 	// CheckDisplay returns an error unless buf is a display buffer the
 	// sidebar created (b:magenta_role = "display").
 	CheckDisplay(buf int) error
@@ -43,16 +45,28 @@ type Renderer struct {
 	applied *view.Frame // what buf shows now; nil when unknown
 	appKey  string
 	appBuf  int
-	notes   []note
-	wake    chan struct{}
-	stop    chan struct{}
-	done    chan struct{}
+	// seq numbers the frames sent to the buffer; recent keeps the last
+	// few by number, so a key resolves against the frame the user saw
+	// even when a newer one was sent meanwhile (or the renderer has not
+	// yet recorded the one Neovim already shows).
+	seq    int
+	recent [recentFrames]struct {
+		seq   int
+		frame *view.Frame
+	}
+	notes []note
+	wake  chan struct{}
+	stop  chan struct{}
+	done  chan struct{}
 	// drawn is closed once the first frame is in a buffer: start-up work
 	// that can wait (sandbox detection) waits for it, so it does not
 	// compete with the first toggle.
 	drawn     chan struct{}
 	drawnOnce sync.Once
 }
+
+// recentFrames is how many sent frames BindingOnFrame can still name.
+const recentFrames = 8
 
 // Drawn is closed once a first frame has been applied.
 func (r *Renderer) Drawn() <-chan struct{} { return r.drawn }
@@ -113,6 +127,24 @@ func (r *Renderer) BindingAt(line int, key view.Key) (view.Action, bool) {
 		return view.Action{}, false
 	}
 	return r.applied.BindingAt(line, key)
+}
+
+// BindingOnFrame resolves key on frame number seq, the one the buffer
+// showed when the key was pressed (see Editor.ApplyEdit); a number it no
+// longer knows (0, too old) falls back to BindingAt.
+func (r *Renderer) BindingOnFrame(seq, line int, key view.Key) (view.Action, bool) {
+	r.mu.Lock()
+	var frame *view.Frame
+	if seq > 0 {
+		if e := r.recent[seq%recentFrames]; e.seq == seq {
+			frame = e.frame
+		}
+	}
+	r.mu.Unlock()
+	if frame == nil {
+		return r.BindingAt(line, key)
+	}
+	return frame.BindingAt(line, key)
 }
 
 // Notify queues a message for vim.notify.
@@ -234,7 +266,14 @@ func (r *Renderer) step() (drew bool) {
 	if !changed {
 		return false
 	}
-	if err := r.editor.ApplyEdit(buf, edit); err != nil {
+	// Known by number before Neovim has it: a key can name it as soon
+	// as the buffer shows it.
+	r.mu.Lock()
+	r.seq++
+	seq := r.seq
+	r.recent[seq%recentFrames].seq, r.recent[seq%recentFrames].frame = seq, frame
+	r.mu.Unlock()
+	if err := r.editor.ApplyEdit(buf, edit, seq); err != nil {
 		// The buffer may have been wiped; redraw whole next time.
 		slog.Warn("apply frame failed", "buf", buf, "err", err)
 		r.mu.Lock()
