@@ -271,12 +271,22 @@ func (a *App) newThreadIn(env *capabilities.Environment, systemPrompt string) {
 		a.deps.Screen.Notify("magenta: "+err.Error(), LevelError)
 		return
 	}
-	a.threads = append(a.threads, t)
+	a.adopt(t)
+}
+
+// adopt makes t one of the app's threads, and the one shown.
+func (a *App) adopt(t *Thread) {
+	a.register(t)
 	a.active = t
+	a.showActive()
+}
+
+// register makes t one of the app's threads (listed, found by id).
+func (a *App) register(t *Thread) {
+	a.threads = append(a.threads, t)
 	a.sumMu.Lock()
 	a.byID[t.ID] = t
 	a.sumMu.Unlock()
-	a.showActive()
 }
 
 func (a *App) showActive() {

@@ -177,13 +177,7 @@ func (a *App) restore(saved *threadstore.Thread, w *threadstore.Writer, readOnly
 	if p, ok := a.opts.Profile(saved.Header.Profile); ok {
 		profile = p
 	}
-	t := RestoreThread(a.ctx, profile, a.threadDeps(env, prompt), saved, RestoreOptions{Writer: w, ReadOnly: readOnly, Note: note})
-	a.threads = append(a.threads, t)
-	a.active = t
-	a.sumMu.Lock()
-	a.byID[t.ID] = t
-	a.sumMu.Unlock()
-	a.showActive()
+	a.adopt(RestoreThread(a.ctx, profile, a.threadDeps(env, prompt), saved, RestoreOptions{Writer: w, ReadOnly: readOnly, Note: note}))
 }
 
 // deleteThread closes thread id if it runs here, and deletes its file.

@@ -204,10 +204,7 @@ func (a *App) createSubagents(parent *Thread, toolUseID string, reqs []spawnRequ
 			return nil, err
 		}
 		rec.thread = t
-		a.threads = append(a.threads, t)
-		a.sumMu.Lock()
-		a.byID[t.ID] = t
-		a.sumMu.Unlock()
+		a.register(t)
 		t.enqueue(msgLaunch{task: r.task})
 		subs = append(subs, rec)
 	}

@@ -28,8 +28,9 @@ type MCPServer struct {
 const MaxMCPServerName = 40
 
 // NameChars reports whether s is 1 to max ASCII letters, digits, '_'
-// and '-', the characters providers accept in tool names. A loop, not a
-// regexp: `{1,64}` compiles into a program of 64 copies at every start.
+// and '-': the characters providers accept in tool names, and those of
+// saved thread ids. A loop, not a regexp: `{1,64}` compiles into a
+// program of 64 copies at every start.
 func NameChars(s string, max int) bool {
 	if s == "" || len(s) > max {
 		return false
