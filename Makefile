@@ -13,7 +13,7 @@ SOURCES  := $(shell find cmd pkg -name '*.go' -o -name '*.md' 2>/dev/null) go.mo
 # or `make nvims`); the system `nvim` is always included.
 TEST_NVIMS ?= $(strip $(shell command -v nvim) $(wildcard $(CURDIR)/.cache/nvim-0.10/bin/nvim) $(wildcard $(CURDIR)/.cache/nvim-0.12/bin/nvim))
 
-.PHONY: all build run test tools deps docker-test-image lint bench manifest nvims clean
+.PHONY: all build run test tools deps cc docker-test-image lint bench manifest nvims clean
 
 all: build
 
@@ -50,7 +50,15 @@ tools:
 deps: tools
 	@test -x $(GOBIN_DIR)/gopls || GOBIN=$(GOBIN_DIR) $(GO) install golang.org/x/tools/gopls@$(GOPLS_VERSION)
 
-test: $(BIN) deps
+# The race detector needs cgo, so a C compiler (the host itself is built
+# without one).
+cc:
+	@command -v gcc >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get update -qq && apt-get install -y -qq gcc libc6-dev >/dev/null; \
+	  else echo "make test needs gcc for the race detector: sudo apt-get install gcc"; exit 1; fi; }
+
+test: $(BIN) deps cc
 	MAGENTA_TEST_NVIMS="$(TEST_NVIMS)" MAGENTA_HOST_BIN="$(CURDIR)/$(BIN)" MAGENTA_GOPLS="$(GOBIN_DIR)/gopls" $(GO) test -race -count=1 ./...
 
 # The image the Docker tests run containers of, built from Debian
