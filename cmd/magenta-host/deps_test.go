@@ -22,3 +22,20 @@ func TestHostLinksNoMethodByNameReflection(t *testing.T) {
 		}
 	}
 }
+
+// TestHostLinksNoProviderSDK: the model SDKs run in the provider process
+// (package remote); linked into the host they cost ~8 MiB resident at the
+// first toggle (BenchmarkHostMemoryAfterFirstToggle).
+func TestHostLinksNoProviderSDK(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		for _, sdk := range []string{"github.com/anthropics/anthropic-sdk-go", "github.com/openai/openai-go", "github.com/magenta-nvim/magenta/pkg/chat/backend"} {
+			if strings.HasPrefix(pkg, sdk) {
+				t.Errorf("the host links %s; it belongs in cmd/magenta-provider", pkg)
+			}
+		}
+	}
+}

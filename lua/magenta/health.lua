@@ -78,6 +78,17 @@ function M.check()
   end
 
   r.start("magenta: providers")
+  -- The model SDKs run in a second executable the host starts at the
+  -- first request; it must sit beside the host.
+  local provider_bin = vim.fn.fnamemodify(bin, ":h") .. "/magenta-provider"
+  if vim.fn.executable(provider_bin) ~= 1 then
+    r.error("the provider process is missing: " .. provider_bin .. " (requests will fail)",
+      { "run `make` in " .. host.root() .. " (it builds magenta-host and magenta-provider)" })
+  elseif vim.fn.getftime(provider_bin) < newest_source(host.root()) then
+    r.warn("the provider process is older than the Go sources: " .. provider_bin, { "run `make` in " .. host.root() })
+  else
+    r.ok("provider process: " .. provider_bin .. " (started at the first request)")
+  end
   for _, p in ipairs(config.options.profiles) do
     local var = p.apiKeyEnvVar
     if not var then

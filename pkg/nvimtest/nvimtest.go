@@ -270,17 +270,20 @@ func (n *Nvim) CursorTo(sub string) {
 }
 
 // HostBinary returns the built host: MAGENTA_HOST_BIN (set by `make
-// test`), or a fresh build in a temporary directory.
+// test`, with the provider process beside it), or a fresh build of both
+// in a temporary directory.
 func HostBinary(t testing.TB) string {
 	t.Helper()
 	if bin := os.Getenv("MAGENTA_HOST_BIN"); bin != "" {
 		return bin
 	}
-	out := filepath.Join(t.TempDir(), "magenta-host")
-	cmd := exec.Command("go", "build", "-o", out, "./cmd/magenta-host")
-	cmd.Dir = Root()
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build the host: %v\n%s", err, msg)
+	dir := t.TempDir()
+	for _, cmd := range []string{"magenta-host", "magenta-provider"} {
+		build := exec.Command("go", "build", "-o", filepath.Join(dir, cmd), "./cmd/"+cmd)
+		build.Dir = Root()
+		if msg, err := build.CombinedOutput(); err != nil {
+			t.Fatalf("build %s: %v\n%s", cmd, err, msg)
+		}
 	}
-	return out
+	return filepath.Join(dir, "magenta-host")
 }

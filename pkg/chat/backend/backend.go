@@ -1,12 +1,16 @@
-// Package backend builds the provider a profile names: it picks the
-// adapter, reads the API key from the environment, and wraps the result
-// in the retry policy.
+// Package backend builds the SDK adapters in this process: Adapter picks
+// the one a Spec names, with the idle watchdog on its HTTP client, and
+// Factory turns profiles into retried providers with it.
+//
+// The host does not link this package (it is what links the provider
+// SDKs, ~25 MB of binary and ~8 MiB resident at start); it runs the same
+// adapters in the provider process (cmd/magenta-provider, package remote).
+// Tests of the adapters' behaviour behind the chat use Factory directly.
 package backend
 
 import (
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/magenta-nvim/magenta/pkg/chat/provider"
 	"github.com/magenta-nvim/magenta/pkg/chat/provider/anthropic"
@@ -14,39 +18,23 @@ import (
 	"github.com/magenta-nvim/magenta/pkg/config"
 )
 
-// Factory returns a chat.ProviderFactory-compatible function reading keys
-// with getenv (os.Getenv in the host; a map in tests).
+// Factory builds the adapters in this process; see provider.Factory.
 func Factory(getenv func(string) string, policy provider.RetryPolicy) func(config.Profile) (provider.Provider, error) {
-	return func(p config.Profile) (provider.Provider, error) {
-		envVar, required := p.KeyEnvVar()
-		key := getenv(envVar)
-		if key == "" && required {
-			return nil, &provider.MissingKeyError{Profile: p.Name, EnvVar: envVar}
-		}
-		var (
-			adapter provider.Provider
-			err     error
-		)
-		client := &http.Client{Transport: provider.IdleTimeoutTransport(nil, idleTimeout(p))}
-		switch p.Provider {
-		case config.ProviderAnthropic:
-			adapter, err = anthropic.New(anthropic.Options{BaseURL: p.BaseURL, APIKey: key, HTTPClient: client})
-		case config.ProviderOpenAI:
-			adapter, err = openai.New(openai.Options{BaseURL: p.BaseURL, APIKey: key, HTTPClient: client})
-		default:
-			return nil, fmt.Errorf("profile %q: unknown provider %q", p.Name, p.Provider)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("profile %q: %w", p.Name, err)
-		}
-		return provider.WithRetry(adapter, policy), nil
-	}
+	return provider.Factory(getenv, policy, Adapter)
 }
 
-// idleTimeout is the profile's idleTimeout (seconds), or the default.
-func idleTimeout(p config.Profile) time.Duration {
-	if p.IdleTimeout > 0 {
-		return time.Duration(p.IdleTimeout * float64(time.Second))
+// Adapter builds the bare adapter (no retries) a Spec names.
+func Adapter(s provider.Spec) (provider.Provider, error) {
+	idle := s.IdleTimeout
+	if idle <= 0 {
+		idle = provider.DefaultIdleTimeout
 	}
-	return provider.DefaultIdleTimeout
+	client := &http.Client{Transport: provider.IdleTimeoutTransport(nil, idle)}
+	switch s.Provider {
+	case config.ProviderAnthropic:
+		return anthropic.New(anthropic.Options{BaseURL: s.BaseURL, APIKey: s.APIKey, HTTPClient: client})
+	case config.ProviderOpenAI:
+		return openai.New(openai.Options{BaseURL: s.BaseURL, APIKey: s.APIKey, HTTPClient: client})
+	}
+	return nil, fmt.Errorf("unknown provider %q", s.Provider)
 }
