@@ -61,11 +61,17 @@ func (r *interactiveRun) wait(t *testing.T) *capabilities.ExecResult {
 	}
 }
 
-// waitScreen waits until the screen shows want.
+// waitScreen waits until the screen shows want, and fails with the last
+// screen it saw.
 func waitScreen(t *testing.T, term capabilities.Terminal, want string) {
 	t.Helper()
-	require.Eventually(t, func() bool { return strings.Contains(strings.Join(term.Screen(), "\n"), want) },
-		deadline, 5*time.Millisecond, "screen never showed %q: %q", want, term.Screen())
+	var last []string
+	for end := time.Now().Add(deadline); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
+		if last = term.Screen(); strings.Contains(strings.Join(last, "\n"), want) {
+			return
+		}
+	}
+	t.Fatalf("screen never showed %q within %s: %q", want, deadline, last)
 }
 
 func TestInteractiveReadAnswered(t *testing.T) {
@@ -390,10 +396,12 @@ func TestInteractiveHostileSequencesDoNotHoldUpTheCall(t *testing.T) {
 // TestInteractiveQueryFloodDoesNotBlock: a command that asks the terminal
 // for its cursor position over and over without reading the answers
 // fills its input queue; the answers are dropped, the screen stays
-// readable and the command's output keeps flowing.
+// readable and the command's output keeps flowing. ("flooded" starts a
+// line: the echoed answers fill the lines before it, and how many were
+// dropped — it varies with load — decides where a line wraps.)
 func TestInteractiveQueryFloodDoesNotBlock(t *testing.T) {
 	r := startInteractive(t, context.Background(), newShell(t),
-		`for i in $(seq 3000); do printf '\033[6n'; done; stty -echo; echo flooded; sleep 600`, capabilities.ExecOptions{})
+		`for i in $(seq 3000); do printf '\033[6n'; done; stty -echo; printf '\nflooded\n'; sleep 600`, capabilities.ExecOptions{})
 	term := r.terminal(t)
 	waitScreen(t, term, "flooded")
 	_, err := term.Write([]byte("\x03"))
