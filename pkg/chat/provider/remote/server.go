@@ -136,11 +136,10 @@ func (s *server) adapter(spec provider.Spec) (provider.Provider, error) {
 // concurrent streams never interleave. A failed write means the host is
 // gone; Serve ends when its stdin closes.
 func (s *server) send(r reply) {
-	b, err := json.Marshal(r)
+	b, err := encodeLine(r)
 	if err != nil {
-		b, _ = json.Marshal(reply{ID: r.ID, Error: &wireError{Message: "the provider process could not encode a reply: " + err.Error()}})
+		b, _ = encodeLine(reply{ID: r.ID, Error: &wireError{Message: "the provider process could not encode a reply: " + err.Error()}})
 	}
-	b = append(b, '\n')
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	if _, err := s.out.Write(b); err != nil {

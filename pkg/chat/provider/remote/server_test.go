@@ -76,3 +76,19 @@ func TestMarshalCallNamesBadInput(t *testing.T) {
 	_, err := marshalCall(call{ID: 1, Spec: &provider.Spec{}, Request: &req})
 	assert.ErrorContains(t, err, "could not encode the request for the provider process")
 }
+
+// TestCodeCrossesUnchanged: text and tool input full of <, > and & come
+// back byte for byte (json.Marshal would escape them, and rewrite them
+// inside a raw tool input).
+func TestCodeCrossesUnchanged(t *testing.T) {
+	resp := provider.Response{Message: provider.Message{Role: provider.RoleAssistant, Content: []provider.Block{
+		provider.TextBlock("if a < b && c > d { return }"),
+		{Kind: provider.BlockToolUse, ToolUseID: "t", ToolName: "bash_command", Input: json.RawMessage(`{"command":"make && ./run <in >out"}`)},
+	}}}
+	line, err := encodeLine(reply{ID: 1, Response: &resp})
+	require.NoError(t, err)
+	assert.Contains(t, string(line), "make && ./run <in >out")
+	var back reply
+	require.NoError(t, json.Unmarshal(line, &back))
+	assert.Equal(t, resp, *back.Response)
+}

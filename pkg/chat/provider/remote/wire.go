@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -144,9 +145,22 @@ func (e *idleCause) Unwrap() error { return e.idle }
 // marshalCall encodes c, naming what could not be encoded (a tool input
 // that is not JSON, say) instead of sending half a call.
 func marshalCall(c call) ([]byte, error) {
-	b, err := json.Marshal(c)
+	b, err := encodeLine(c)
 	if err != nil {
 		return nil, fmt.Errorf("could not encode the request for the provider process: %w", err)
 	}
-	return append(b, '\n'), nil
+	return b, nil
+}
+
+// encodeLine is v as one line of JSON. HTML characters are not escaped:
+// code is full of <, > and &, which json.Marshal would send as six bytes
+// each and, inside a tool input (json.RawMessage), rewrite.
+func encodeLine(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
