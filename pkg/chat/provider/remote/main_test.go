@@ -2,6 +2,8 @@ package remote_test
 
 import (
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +20,8 @@ func TestMain(m *testing.M) {
 	if os.Getenv(hostLikeEnv) != "" {
 		os.Exit(runHostLike())
 	}
+	// The client logs each start; benchmark lines must stay parseable.
+	slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	os.Exit(buildAndRun(m))
 }
 

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/magenta-nvim/magenta/pkg/chat/provider/providertest"
+	"github.com/magenta-nvim/magenta/pkg/nvimtest"
+)
+
+// providerChildren lists the live provider processes whose parent is
+// pid (the kernel keeps the first 15 bytes of the name in comm).
+func providerChildren(t *testing.T, pid int) []int {
+	t.Helper()
+	stats, err := filepath.Glob("/proc/[0-9]*/stat")
+	require.NoError(t, err)
+	var out []int
+	for _, path := range stats {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		if open < 0 || end < open || !strings.HasPrefix("magenta-provider", s[open+1:end]) {
+			continue
+		}
+		fields := strings.Fields(s[end+1:])
+		if len(fields) < 2 || fields[0] == "Z" || fields[1] != strconv.Itoa(pid) {
+			continue
+		}
+		child, _ := strconv.Atoi(s[:strings.IndexByte(s, ' ')])
+		out = append(out, child)
+	}
+	return out
+}
+
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}
+
+// TestProviderProcessEndsWithTheHost: the built host starts no provider
+// process until the first request, one for it, and none survives the
+// host: not when Neovim quits, not when the host is killed with SIGKILL.
+func TestProviderProcessEndsWithTheHost(t *testing.T) {
+	hostBin := nvimtest.HostBinary(t)
+	nvimBin := nvimtest.Binaries()[0]
+	for _, how := range []string{"neovim-quits", "host-killed"} {
+		t.Run(how, func(t *testing.T) {
+			srv := providertest.NewServer(t)
+			n := startSaving(t, nvimBin, hostBin, srv, t.TempDir(), t.TempDir())
+			n.Command("Magenta toggle")
+			n.WaitForText("display", "# New thread")
+			host := hostPid(n)
+			require.Empty(t, providerChildren(t, host), "no provider process before the first request")
+			send(n, "hello")
+			srv.Next(t).Reply("Hi.")
+			n.WaitForText("display", "Hi.")
+			children := providerChildren(t, host)
+			require.Len(t, children, 1)
+			if how == "host-killed" {
+				require.NoError(t, syscall.Kill(host, syscall.SIGKILL))
+			} else {
+				_ = n.V.Close()
+			}
+			n.WaitFor("the provider process to end", func() bool { return !alive(children[0]) }, func() string { return "" })
+		})
+	}
+}
