@@ -183,19 +183,22 @@ func TestMCPProjectFileRefusedWithNo(t *testing.T) {
 		}, func() string { return mcpText(n) })
 		second := send(t, n, fake, "again")
 		assert.False(t, offers(second, "mcp__proj__echo"))
-		second.Reply("ok")
+		second.Reply("second reply")
 		n.WaitFor("the setup server to be ready", func() bool {
 			servers, _ := mcpState(n)
 			return len(servers) == 1 && servers[0].Name == "mine" && servers[0].State == "ready"
 		}, func() string { return mcpText(n) })
-		assert.NotContains(t, n.Text(n.Buffer("display")), "> NO", "not asked again")
+		// The display catches up with the host in frames: once the second
+		// reply is drawn, everything before it is.
+		text := n.WaitForText("display", "second reply")
+		assert.NotContains(t, text, "> NO", "not asked again")
 
 		// Trusted, the project's "mine" is shadowed by setup()'s.
 		n.Command("Magenta mcp-trust")
 		n.WaitFor("the project server to be ready", func() bool {
 			return strings.Contains(mcpText(n), "proj (stdio, from .mcp.json): ready")
 		}, func() string { return mcpText(n) })
-		text := mcpText(n)
+		text = mcpText(n)
 		assert.Contains(t, text, "mine (stdio, from setup()): ready")
 		assert.Contains(t, text, "mine (stdio, from .mcp.json): shadowed")
 		assert.Contains(t, text, "setup() configures a server of the same name")
