@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/magenta-nvim/magenta/pkg/chat/provider/providertest"
 	"github.com/magenta-nvim/magenta/pkg/nvimtest"
+	"github.com/magenta-nvim/magenta/pkg/proctest"
 )
 
 // providerChildren lists the live provider processes whose parent is
@@ -42,16 +42,6 @@ func providerChildren(t *testing.T, pid int) []int {
 	return out
 }
 
-func alive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
-}
-
 // TestProviderProcessEndsWithTheHost: the built host starts no provider
 // process until the first request, one for it, and none survives the
 // host: not when Neovim quits, not when the host is killed with SIGKILL.
@@ -76,7 +66,7 @@ func TestProviderProcessEndsWithTheHost(t *testing.T) {
 			} else {
 				_ = n.V.Close()
 			}
-			n.WaitFor("the provider process to end", func() bool { return !alive(children[0]) }, func() string { return "" })
+			n.WaitFor("the provider process to end", func() bool { return !proctest.Alive(children[0]) }, func() string { return "" })
 		})
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/magenta-nvim/magenta/pkg/host"
 	"github.com/magenta-nvim/magenta/pkg/mcp/mcptest"
 	"github.com/magenta-nvim/magenta/pkg/nvimtest"
+	"github.com/magenta-nvim/magenta/pkg/proctest"
 )
 
 // mcpStatus is one server of the "mcp" request's answer.
@@ -97,7 +98,7 @@ func TestMCPServerToolEndToEnd(t *testing.T) {
 		require.NotZero(t, pid)
 		h.Close()
 		deadline := time.Now().Add(30 * time.Second)
-		for mcptest.Alive(pid) {
+		for proctest.Alive(pid) {
 			require.True(t, time.Now().Before(deadline), "the MCP server process %d outlived the host", pid)
 			time.Sleep(20 * time.Millisecond)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
 	"github.com/magenta-nvim/magenta/pkg/mcp/mcptest"
+	"github.com/magenta-nvim/magenta/pkg/proctest"
 	"github.com/magenta-nvim/magenta/pkg/tools"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -196,7 +197,7 @@ func TestCloseKillsServerProcess(t *testing.T) {
 func waitGone(t *testing.T, pid int) {
 	t.Helper()
 	end := time.Now().Add(deadline)
-	for mcptest.Alive(pid) {
+	for proctest.Alive(pid) {
 		if time.Now().After(end) {
 			t.Fatalf("server process %d still exists", pid)
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/magenta-nvim/magenta/pkg/chat/provider"
 	"github.com/magenta-nvim/magenta/pkg/chat/provider/remote"
+	"github.com/magenta-nvim/magenta/pkg/proctest"
 )
 
 // hostLikeEnv makes the test binary act as a host: it starts a stream
@@ -60,10 +61,10 @@ func TestProviderProcessDiesWithTheHost(t *testing.T) {
 	require.NoError(t, err)
 	pid, err := strconv.Atoi(strings.TrimSpace(line))
 	require.NoError(t, err, line)
-	require.True(t, alive(pid))
+	require.True(t, proctest.Alive(pid))
 
 	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 	_ = cmd.Wait()
-	require.Eventually(t, func() bool { return !alive(pid) }, wait, 10*time.Millisecond, "provider process %d outlived its host", pid)
+	require.Eventually(t, func() bool { return !proctest.Alive(pid) }, wait, 10*time.Millisecond, "provider process %d outlived its host", pid)
 	within(t, gone, "dropped request")
 }

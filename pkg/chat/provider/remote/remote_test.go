@@ -22,6 +22,7 @@ import (
 	"github.com/magenta-nvim/magenta/pkg/chat/provider"
 	"github.com/magenta-nvim/magenta/pkg/chat/provider/providertest"
 	"github.com/magenta-nvim/magenta/pkg/chat/provider/remote"
+	"github.com/magenta-nvim/magenta/pkg/proctest"
 )
 
 const wait = 10 * time.Second
@@ -304,20 +305,9 @@ func TestIdleProcessIsLetGo(t *testing.T) {
 	require.NoError(t, err)
 	pid := client.PID()
 	require.NotZero(t, pid)
-	require.Eventually(t, func() bool { return client.PID() == 0 && !alive(pid) }, wait, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return client.PID() == 0 && !proctest.Alive(pid) }, wait, 10*time.Millisecond)
 	_, _, err = run(context.Background(), p, request("again"))
 	require.NoError(t, err)
-}
-
-// alive reports whether pid runs (a zombie does not).
-func alive(pid int) bool {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	s := string(stat)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
 }
 
 // TestCloseEndsTheProcess: the host's shutdown ends the process.
@@ -330,7 +320,7 @@ func TestCloseEndsTheProcess(t *testing.T) {
 	require.NoError(t, err)
 	pid := client.PID()
 	client.Close()
-	require.Eventually(t, func() bool { return !alive(pid) }, wait, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return !proctest.Alive(pid) }, wait, 10*time.Millisecond)
 	_, _, err = run(context.Background(), p, request("after"))
 	assert.ErrorContains(t, err, "shutting down")
 }
