@@ -125,6 +125,30 @@ function M.read(path, max_bytes)
   return res
 end
 
+--- Lines [first, last) (0-based) of path's buffer for a reader going
+--- through it in pieces, with the buffer's line count, eol and dos.
+--- tick is the changedtick the reader started from: if the buffer has
+--- changed since, no lines are returned and changed = true, so a reader
+--- never joins pieces of two versions. { loaded = false } when the
+--- buffer is gone.
+function M.read_lines(path, first, last, tick)
+  local buf = loaded(path)
+  if not buf then
+    return { loaded = false }
+  end
+  if api.nvim_buf_get_changedtick(buf) ~= tick then
+    return { loaded = true, changed = true }
+  end
+  local count = api.nvim_buf_line_count(buf)
+  return {
+    loaded = true,
+    lines = api.nvim_buf_get_lines(buf, math.min(first, count), math.min(last, count), false),
+    count = count,
+    eol = eol(buf),
+    dos = dos(buf),
+  }
+end
+
 --- Replaces the buffer's lines with lines (changing only the lines that
 --- differ, as one undo step, so the cursor and marks elsewhere stay) and
 --- writes the buffer. tick, when given, is the changedtick the new text

@@ -18,6 +18,12 @@
 // change is computed again from the new text. A buffer over the caller's
 // cap is refused in Neovim, without its text crossing RPC.
 //
+// Open streams a buffer over OpenWholeMax in pieces of OpenChunkLines
+// lines, each fetched when the caller has read the last, all checked
+// against the changedtick Open saw (ErrBufferChanged rather than a mix of
+// two versions): reading the first lines of a huge log open in a buffer
+// copies those lines, not the log, and does not hold Neovim for seconds.
+//
 // Buffer text is turned into file bytes the way Neovim would write it:
 // lines joined by "\n" ("\r\n" for fileformat=dos), with a final newline
 // when 'eol' or 'fixeol' is set (a file read without one is written with
@@ -111,16 +117,22 @@ func (f *FS) buffer(ctx context.Context, path string, maxBytes int64) (bufferTex
 	return b, nil
 }
 
-// Open implements capabilities.FileIO.
+// Open implements capabilities.FileIO. A buffer up to OpenWholeMax
+// bytes crosses RPC in one piece; a larger one is streamed in pieces of
+// OpenChunkLines lines as the caller reads, so get_file of the first
+// lines of a huge log open in a buffer copies those lines, not the log.
 func (f *FS) Open(ctx context.Context, path string) (io.ReadCloser, error) {
-	b, err := f.buffer(ctx, path, -1)
+	b, err := f.buffer(ctx, path, OpenWholeMax)
 	if err != nil {
 		return nil, err
 	}
-	if b.Loaded {
+	switch {
+	case !b.Loaded:
+		return f.disk.Open(ctx, path)
+	case b.Lines != nil:
 		return io.NopCloser(bytes.NewReader(b.content())), nil
 	}
-	return f.disk.Open(ctx, path)
+	return &chunkReader{ctx: ctx, f: f, path: path, tick: b.Tick}, nil
 }
 
 // ReadFile implements capabilities.FileIO.
