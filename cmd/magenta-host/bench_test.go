@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/magenta-nvim/magenta/pkg/nvimtest"
+	"github.com/magenta-nvim/magenta/pkg/proctest"
 )
 
 // firstNvim is the Neovim the benchmarks run against unless they say
@@ -202,13 +203,9 @@ func BenchmarkHostMemoryAfterFirstToggle(b *testing.B) {
 		n.WaitForText("display", "# New thread")
 		var pid int
 		n.LuaResult(&pid, `return require('magenta.host').request('version').pid`)
-		status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-		if err != nil {
-			b.Fatal(err)
-		}
-		rss = append(rss, statusKiB(b, status, "VmRSS"))
-		anon = append(anon, statusKiB(b, status, "RssAnon"))
-		file = append(file, statusKiB(b, status, "RssFile"))
+		rss = append(rss, statusKiB(b, pid, "VmRSS"))
+		anon = append(anon, statusKiB(b, pid, "RssAnon"))
+		file = append(file, statusKiB(b, pid, "RssFile"))
 		_ = n.V.Close()
 	}
 	b.ReportMetric(median(rss), "rss-KiB")
@@ -216,17 +213,11 @@ func BenchmarkHostMemoryAfterFirstToggle(b *testing.B) {
 	b.ReportMetric(median(file), "file-KiB")
 }
 
-// statusKiB reads a "<field>:   <n> kB" line of /proc/<pid>/status.
-func statusKiB(b *testing.B, status []byte, field string) float64 {
-	for _, line := range strings.Split(string(status), "\n") {
-		if rest, ok := strings.CutPrefix(line, field+":"); ok {
-			var kib float64
-			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%g kB", &kib); err != nil {
-				b.Fatalf("%s: %v", line, err)
-			}
-			return kib
-		}
+// statusKiB reads a field of /proc/<pid>/status.
+func statusKiB(b *testing.B, pid int, field string) float64 {
+	kib, err := proctest.StatusKiB(pid, field)
+	if err != nil {
+		b.Fatal(err)
 	}
-	b.Fatalf("no %s in /proc status", field)
-	return 0
+	return float64(kib)
 }

@@ -3,9 +3,7 @@ package chat
 import (
 	"context"
 	"fmt"
-	"os"
 	"runtime"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +13,7 @@ import (
 	"github.com/magenta-nvim/magenta/pkg/chat/provider/providertest"
 	"github.com/magenta-nvim/magenta/pkg/chat/view"
 	"github.com/magenta-nvim/magenta/pkg/config"
+	"github.com/magenta-nvim/magenta/pkg/proctest"
 	"github.com/magenta-nvim/magenta/pkg/tools"
 )
 
@@ -31,17 +30,8 @@ func (nopScreen) OpenFile(string, int)                        {}
 
 // rssBytes is the process's resident set size (Linux), 0 elsewhere.
 func rssBytes() int64 {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, l := range strings.Split(string(data), "\n") {
-		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
-			kb, _ := strconv.ParseInt(f[1], 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
+	kib, _ := proctest.StatusKiB(0, "VmRSS")
+	return kib << 10
 }
 
 // BenchmarkSpawnSubagents measures the host's overhead of a spawn of 20

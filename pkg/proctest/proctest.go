@@ -3,6 +3,7 @@ package proctest
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 )
 
@@ -18,4 +19,23 @@ func Alive(pid int) bool {
 	s := string(stat)
 	i := strings.LastIndexByte(s, ')')
 	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}
+
+// StatusKiB reads a "<field>:  <n> kB" line (VmRSS, VmHWM, RssAnon,
+// RssFile…) of /proc/<pid>/status; pid 0 is this process.
+func StatusKiB(pid int, field string) (int64, error) {
+	path := "/proc/self/status"
+	if pid != 0 {
+		path = fmt.Sprintf("/proc/%d/status", pid)
+	}
+	status, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if rest, ok := strings.CutPrefix(line, field+":"); ok {
+			return strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("no %s in %s", field, path)
 }

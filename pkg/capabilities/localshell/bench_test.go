@@ -1,19 +1,18 @@
 package localshell
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"os"
 	"os/exec"
 	"runtime"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
+	"github.com/magenta-nvim/magenta/pkg/proctest"
 )
 
 // BenchmarkSeq compares 2 million short lines through Execute (cleaning,
@@ -92,23 +91,11 @@ func BenchmarkLargeOutputRSS(b *testing.B) {
 }
 
 func procStatusKB(b *testing.B, field string) int {
-	f, err := os.Open("/proc/self/status")
+	kib, err := proctest.StatusKiB(0, field)
 	if err != nil {
-		b.Skipf("no /proc: %v", err)
+		b.Skipf("no /proc status: %v", err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), field+":"); ok {
-			kb, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
-			if err != nil {
-				b.Fatal(err)
-			}
-			return kb
-		}
-	}
-	b.Fatalf("%s not in /proc/self/status", field)
-	return 0
+	return int(kib)
 }
 
 // BenchmarkTrue measures the per-call cost of the process supervisor:

@@ -6,14 +6,13 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/magenta-nvim/magenta/pkg/chat/backend"
 	"github.com/magenta-nvim/magenta/pkg/chat/provider"
 	"github.com/magenta-nvim/magenta/pkg/chat/provider/remote"
+	"github.com/magenta-nvim/magenta/pkg/proctest"
 )
 
 // oneTextReply is a whole Messages API stream answering "hello".
@@ -100,17 +99,9 @@ func BenchmarkFirstText(b *testing.B) {
 }
 
 func vmRSSKiB(b *testing.B, pid int) float64 {
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	kib, err := proctest.StatusKiB(pid, "VmRSS")
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, line := range strings.Split(string(status), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			var kib float64
-			fmt.Sscanf(strings.TrimSpace(rest), "%g kB", &kib)
-			return kib
-		}
-	}
-	b.Fatal("no VmRSS")
-	return 0
+	return float64(kib)
 }
