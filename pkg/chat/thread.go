@@ -302,17 +302,19 @@ func (t *Thread) publish(force bool) {
 	}
 	t.dirty = false
 	t.saveMeta()
-	f := t.frame()
-	f.Urgent, t.urgent = t.urgent, false
-	t.deps.Display.Publish(t.ID, f)
+	// The summary goes first: a command acting on what the display shows
+	// (delete a thread drawn "ready") must not find the status a frame old.
 	sum := view.ThreadSummary{ID: t.ID, Title: t.title, Status: t.statusWord(), Profile: t.profile.Name, ParentID: t.listParent(),
 		Messages: t.log.messages, Active: t.log.active}
 	if env := t.deps.Env; env != nil && env.Name != "" && env.Name != "local" {
 		sum.Env = env.Name
 	}
-	t.reportSubagent()
 	if sum != t.lastSum && t.deps.OnSummary != nil {
 		t.lastSum = sum
 		t.deps.OnSummary(sum)
 	}
+	f := t.frame()
+	f.Urgent, t.urgent = t.urgent, false
+	t.deps.Display.Publish(t.ID, f)
+	t.reportSubagent()
 }
