@@ -27,6 +27,9 @@ type threadLog struct {
 	failed bool
 	// replaying is set while a saved history is replayed (nothing to save).
 	replaying bool
+	// keepingAtClose is set while the thread, closing, records the reply
+	// it was streaming (the one message saved after the close began).
+	keepingAtClose bool
 	// nextTyped marks the typed blocks of the message being appended.
 	nextTyped []threadstore.Typed
 	title     string
@@ -65,7 +68,7 @@ func (t *Thread) saveMessage(m provider.Message) {
 	if t.log.replaying {
 		return
 	}
-	if t.ctx.Err() != nil {
+	if t.ctx.Err() != nil && !t.log.keepingAtClose {
 		// Closing: tool calls ending now were cut short by the shutdown,
 		// not answered; reopened, the thread says they were interrupted.
 		return

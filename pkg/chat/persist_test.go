@@ -124,6 +124,39 @@ func TestInterruptedToolCallsGetAResultOnReopen(t *testing.T) {
 	next.Reply("ok")
 }
 
+// The editor quits while a reply streams: the saved thread keeps the
+// reply as far as it was drawn, and goes on from there when reopened.
+func TestReplyStreamingAtCloseIsKept(t *testing.T) {
+	dir := t.TempDir()
+	h, store := savingHarness(t, dir, nil)
+	h.app.Send("tell me")
+	call := h.fake.Next(t)
+	call.Text("The first half")
+	h.screen.waitForText(t, "The first half")
+	id := h.app.ActiveThreadID()
+	h.app.Close()
+	select {
+	case <-call.Ended():
+	case <-time.After(providertest.DefaultWait):
+		t.Fatal("the stream was not cancelled when the thread closed")
+	}
+	saved, err := store.Load(id)
+	require.NoError(t, err)
+	require.Len(t, saved.Messages, 2)
+	assert.Equal(t, provider.RoleAssistant, saved.Messages[1].Role)
+	assert.Equal(t, "The first half", saved.Messages[1].Content[0].Text)
+
+	h2, _ := savingHarness(t, dir, nil)
+	h2.app.SelectThread(id)
+	h2.screen.waitForText(t, "The first half")
+	h2.app.Send("go on")
+	next := h2.fake.Next(t)
+	require.Len(t, next.Request.Messages, 3)
+	assert.Equal(t, "The first half", next.Request.Messages[1].Content[0].Text)
+	next.Reply("the second half")
+	h2.screen.waitForText(t, "the second half")
+}
+
 func TestThreadWrittenElsewhereOpensReadOnly(t *testing.T) {
 	dir := t.TempDir()
 	h, store := savingHarness(t, dir, nil)

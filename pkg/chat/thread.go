@@ -176,12 +176,15 @@ func (t *Thread) run() {
 	t.handleSafely(msgApprovals{}) // a workspace question asked before the thread began
 	t.publish(true)
 	for {
+		// Once the thread is closing, nothing more is handled: what the
+		// close itself causes (a stream ending "cancelled") must not end
+		// the turn as a failure before closeTurn keeps what was drawn.
+		if t.ctx.Err() != nil {
+			t.closeTurn()
+			return
+		}
 		select {
 		case <-t.ctx.Done():
-			if t.turn != nil {
-				t.turn.cancel()
-			}
-			return
 		case <-t.approvals:
 			t.handleSafely(msgApprovals{})
 			t.publish(false)
@@ -189,13 +192,15 @@ func (t *Thread) run() {
 			t.handleSafely(msgKick{})
 			t.publish(false)
 		case m := <-t.inbox:
-			t.handleSafely(m)
+			if !t.handleUnlessClosing(m) {
+				continue
+			}
 			// Drain what else is waiting, so a burst of deltas costs one
 			// render.
 			for drained := false; !drained; {
 				select {
 				case m := <-t.inbox:
-					t.handleSafely(m)
+					drained = !t.handleUnlessClosing(m)
 				default:
 					drained = true
 				}
@@ -203,6 +208,17 @@ func (t *Thread) run() {
 			t.publish(m == nil)
 		}
 	}
+}
+
+// handleUnlessClosing handles m and reports true, or drops it and
+// reports false once the thread is closing. The check comes after m was
+// received: a message the close caused was sent after the cancel.
+func (t *Thread) handleUnlessClosing(m any) bool {
+	if t.ctx.Err() != nil {
+		return false
+	}
+	t.handleSafely(m)
+	return true
 }
 
 // handleSafely keeps the thread alive when handling one message panics:

@@ -333,6 +333,31 @@ func (t *Thread) saveFoldedTexts() {
 	}
 }
 
+// closeTurn stops the turn under way when the thread closes (the editor
+// quits). A reply still streaming is kept as far as it was drawn, as on
+// abort, so the saved thread holds what the user saw; tool calls need
+// nothing here (they get an "interrupted" result when the thread is
+// reopened).
+func (t *Thread) closeTurn() {
+	tr := t.turn
+	if tr == nil {
+		return
+	}
+	tr.cancel()
+	if tr.phase == phaseTools {
+		return
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			slog.Error("thread panicked while closing", "thread", t.ID, "panic", p, "stack", string(debug.Stack()))
+		}
+	}()
+	t.saveFoldedTexts()
+	t.log.keepingAtClose = true
+	t.keepPartialText()
+	t.log.keepingAtClose = false
+}
+
 // keepPartialText records what the model streamed before a stream ended
 // early, so the history matches what the user saw. Unfinished tool calls
 // are dropped: there is no complete input to answer.
