@@ -110,6 +110,13 @@ func (t *Thread) toolDisplays(m provider.Message) map[string]threadstore.ToolDis
 				continue
 			}
 			d := threadstore.ToolDisplay{Summary: e.tool.Summary, LogPath: e.tool.LogPath, Path: e.tool.DiffPath, Line: e.tool.DiffLine}
+			if e.tool.Diff != "" {
+				head, n := view.DiffHead(e.tool.Diff)
+				d.Diff = head
+				if head != e.tool.Diff {
+					d.DiffLines = n
+				}
+			}
 			if d != (threadstore.ToolDisplay{}) {
 				if out == nil {
 					out = map[string]threadstore.ToolDisplay{}

@@ -2,6 +2,7 @@ package chat
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -155,6 +156,60 @@ func TestReplyStreamingAtCloseIsKept(t *testing.T) {
 	assert.Equal(t, "The first half", next.Request.Messages[1].Content[0].Text)
 	next.Reply("the second half")
 	h2.screen.waitForText(t, "the second half")
+}
+
+// changeTool stands for an edit: its result carries a diff of n changed
+// lines and the place the diff opens.
+func changeTool(name string, n int) tools.Tool {
+	return tools.MustTyped(name, "changes", nil, func(context.Context, tools.Call, struct{}) tools.Result {
+		var diff strings.Builder
+		fmt.Fprintf(&diff, "--- a/a.go\n+++ b/a.go\n@@ -3,%d +3,%d @@\n", n, n)
+		for i := range n {
+			fmt.Fprintf(&diff, "-old %d\n+new %d\n", i, i)
+		}
+		return tools.Result{Text: "changed", Diff: diff.String(), Location: &tools.Location{Path: "a.go", Line: 3}}
+	})
+}
+
+// A reopened thread draws the diffs of its edits as they were drawn,
+// and <CR> on one still opens the file; the log keeps only what is drawn.
+func TestReopenedThreadShowsEditDiffs(t *testing.T) {
+	dir := t.TempDir()
+	reg, err := tools.NewRegistry(changeTool("change", 1), changeTool("change_more", 100))
+	require.NoError(t, err)
+	h, store := savingHarness(t, dir, reg)
+	h.app.Send("change it")
+	call := h.fake.Next(t)
+	call.ToolUse("tu_1", "change", map[string]string{})
+	call.ToolUse("tu_2", "change_more", map[string]string{})
+	call.Stop(provider.StopToolUse)
+	h.fake.Next(t).Reply("Changed.")
+	h.screen.waitForText(t, "Changed.")
+	live := h.screen.waitForText(t, "ready")
+	require.Contains(t, live, "  +new 0\n")
+	require.Contains(t, live, "  … 163 more diff lines")
+	id := h.app.ActiveThreadID()
+	h.app.Close()
+
+	h2, _ := savingHarness(t, dir, reg)
+	h2.app.SelectThread(id)
+	reopened := h2.screen.waitForText(t, "Changed.")
+	section := func(text string) string {
+		start := strings.Index(text, "change")
+		end := strings.Index(text, "Changed.")
+		require.True(t, start >= 0 && end > start, text)
+		return text[start:end]
+	}
+	assert.Equal(t, section(live), section(reopened))
+	h2.app.Key("activate", h2.screen.lineOf(t, "+new 0"))
+	h2.waitNote(t, "open a.go:3")
+
+	saved, err := store.Load(id)
+	require.NoError(t, err)
+	d := saved.Messages[2].Display.Tools["tu_2"]
+	assert.Equal(t, 203, d.DiffLines)
+	assert.NotContains(t, d.Diff, "new 99", "only the drawn head of a long diff is saved")
+	assert.Zero(t, saved.Messages[2].Display.Tools["tu_1"].DiffLines, "a short diff is saved whole")
 }
 
 func TestThreadWrittenElsewhereOpensReadOnly(t *testing.T) {

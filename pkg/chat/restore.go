@@ -127,6 +127,7 @@ func (t *Thread) rebuildUser(m threadstore.Message, tools map[string]*entry) {
 				t.finishTool(e, resultOf(b))
 				if d, ok := m.Display.Tools[b.ToolUseID]; ok {
 					e.tool.Summary, e.tool.LogPath, e.tool.DiffPath, e.tool.DiffLine = d.Summary, d.LogPath, d.Path, d.Line
+					e.tool.Diff, e.tool.DiffLines = d.Diff, d.DiffLines
 				}
 			}
 		}

@@ -75,13 +75,19 @@ type Typed struct {
 }
 
 // ToolDisplay is what the chat showed of a finished tool call beyond
-// its result text: the summary line, the log file and the place an
-// edit jumps to. Saved because no part of the history holds them.
+// its result text: the summary line, the log file, the place an edit
+// jumps to and the head of its diff. Saved because no part of the
+// history holds them.
 type ToolDisplay struct {
 	Summary string `json:"sum,omitempty"`
 	LogPath string `json:"log,omitempty"`
 	Path    string `json:"path,omitempty"`
 	Line    int    `json:"line,omitempty"`
+	// Diff is the head of the diff of the change the call made, as much
+	// as the chat draws; DiffLines is the whole diff's line count when
+	// the head is shorter.
+	Diff      string `json:"diff,omitempty"`
+	DiffLines int    `json:"diffLines,omitempty"`
 }
 
 // Display is what a message record keeps for rebuilding the chat as the

@@ -30,13 +30,25 @@ const (
 // one key away.
 const maxDiffLines = 40
 
-// appendDiff draws a unified diff, indented, with its +/- lines coloured,
-// at most maxDiffLines lines.
-func appendDiff(lines []Line, diff string) []Line {
+// DiffHead returns what the chat draws of diff — its first maxDiffLines
+// lines — and how many lines the whole diff has. A saved thread keeps
+// only the head (ToolCall.DiffLines holds the count when reopened).
+func DiffHead(diff string) (head string, lines int) {
 	all := strings.Split(strings.TrimRight(diff, "\n"), "\n")
+	if len(all) <= maxDiffLines {
+		return diff, len(all)
+	}
+	return strings.Join(all[:maxDiffLines], "\n") + "\n", len(all)
+}
+
+// appendDiff draws a unified diff, indented, with its +/- lines coloured,
+// at most maxDiffLines lines; total is the whole diff's line count when
+// diff is only its head (0: diff is whole).
+func appendDiff(lines []Line, diff string, total int) []Line {
+	all := strings.Split(strings.TrimRight(diff, "\n"), "\n")
+	total = max(total, len(all))
 	for i, l := range all {
 		if i == maxDiffLines {
-			lines = append(lines, whole(fmt.Sprintf("  … %d more diff lines", len(all)-i), HlMeta))
 			break
 		}
 		group := ""
@@ -55,6 +67,9 @@ func appendDiff(lines []Line, diff string) []Line {
 			line.Hl = []Highlight{{2, -1, group}}
 		}
 		lines = append(lines, line)
+	}
+	if shown := min(len(all), maxDiffLines); total > shown {
+		lines = append(lines, whole(fmt.Sprintf("  … %d more diff lines", total-shown), HlMeta))
 	}
 	return lines
 }
@@ -194,6 +209,9 @@ type ToolCall struct {
 	Result  string // what the model got back
 	LogPath string
 	Diff    string // a unified diff of the change the call made
+	// DiffLines is the whole diff's line count when Diff holds only its
+	// first lines (a reopened thread, see DiffHead); 0 when Diff is whole.
+	DiffLines int
 	// DiffPath and DiffLine say where <CR> on the diff opens the file.
 	DiffPath string
 	DiffLine int
@@ -294,7 +312,7 @@ func RenderToolCall(threadID, id string, version uint64, tc ToolCall) *Section {
 	if tc.Diff != "" && tc.Status >= ToolDone {
 		open := Action{Kind: "open_file", Arg: tc.DiffPath, Line: tc.DiffLine}
 		start := len(lines)
-		lines = appendDiff(lines, tc.Diff)
+		lines = appendDiff(lines, tc.Diff, tc.DiffLines)
 		if tc.DiffPath != "" {
 			binds = append(binds, Binding{Start: start, End: len(lines), Key: KeyActivate, Action: open})
 		}
