@@ -163,7 +163,9 @@ func TestCompactionFailureLeavesHistoryIntact(t *testing.T) {
 	assert.Equal(t, "done one", msgs[1].Content[0].Text)
 	assert.Equal(t, "second task", next.LastUserText())
 	next.Reply("done two")
-	text := h.screen.waitForText(t, "done two")
+	// Compact (below) is refused while the turn runs: wait for its end,
+	// not only for the reply's text.
+	text := h.screen.waitFor(t, "the turn to end", func(s string) bool { return strings.Contains(s, "done two") && strings.Contains(s, "ready") })
 	assert.NotContains(t, text, "context compacted")
 
 	// Manual compaction that fails leaves it intact too.
