@@ -39,8 +39,9 @@ type entry struct {
 	// stream megabytes without a newline and += would copy it per delta.
 	last strings.Builder
 	// assistant: the file holding the whole block once it was saved,
-	// because the display folds it (see view.FoldAfterLines).
-	fullText string
+	// because the display folds it (see view.FoldAfterLines), and whether
+	// the block has ended.
+	fullText view.FullText
 	queued   bool         // user: waiting for the running turn to end
 	attached []Attachment // user: what the message's @-mentions expanded to
 	first    bool         // assistant: opens a reply

@@ -3,6 +3,8 @@ package chat
 import (
 	"context"
 	"fmt"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -11,8 +13,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
+	"github.com/magenta-nvim/magenta/pkg/capabilities/toolfiles"
 	"github.com/magenta-nvim/magenta/pkg/chat/provider"
 	"github.com/magenta-nvim/magenta/pkg/chat/provider/providertest"
+	"github.com/magenta-nvim/magenta/pkg/chat/view"
 	"github.com/magenta-nvim/magenta/pkg/config"
 	"github.com/magenta-nvim/magenta/pkg/threadstore"
 	"github.com/magenta-nvim/magenta/pkg/tools"
@@ -20,6 +24,12 @@ import (
 
 // savingHarness is an app whose threads are saved in dataDir.
 func savingHarness(t *testing.T, dataDir string, reg *tools.Registry) (*harness, *threadstore.Store) {
+	t.Helper()
+	return savingHarnessIn(t, dataDir, reg, &capabilities.Environment{Name: "local", Cwd: t.TempDir()})
+}
+
+// savingHarnessIn is savingHarness with the threads' environment.
+func savingHarnessIn(t *testing.T, dataDir string, reg *tools.Registry, env *capabilities.Environment) (*harness, *threadstore.Store) {
 	t.Helper()
 	if reg == nil {
 		reg = tools.Default()
@@ -29,7 +39,7 @@ func savingHarness(t *testing.T, dataDir string, reg *tools.Registry) (*harness,
 	screen := newRecordingScreen()
 	fake := providertest.New()
 	app, err := NewApp(context.Background(), config.Options{Profiles: testProfiles, Subagents: config.Subagents{MaxDepth: 1}}, AppDeps{
-		Screen: screen, Tools: reg, Env: &capabilities.Environment{Name: "local", Cwd: t.TempDir()},
+		Screen: screen, Tools: reg, Env: env,
 		NewProvider:  func(config.Profile) (provider.Provider, error) { return fake, nil },
 		SystemPrompt: "be brief", Store: store,
 	})
@@ -156,6 +166,38 @@ func TestReplyStreamingAtCloseIsKept(t *testing.T) {
 	assert.Equal(t, "The first half", next.Request.Messages[1].Content[0].Text)
 	next.Reply("the second half")
 	h2.screen.waitForText(t, "the second half")
+}
+
+// A long reply is folded with a marker naming the file that holds all of
+// it; reopened, the thread names the file again (written anew), and
+// without a place for files the marker promises none.
+func TestReopenedFoldedReplyNamesItsFile(t *testing.T) {
+	dir := t.TempDir()
+	long := strings.Repeat("a line of the reply\n", view.FoldAfterLines+10) + "the end"
+	env := &capabilities.Environment{Name: "local", Cwd: t.TempDir(), Artifacts: toolfiles.Store{Root: t.TempDir()}}
+	h, _ := savingHarnessIn(t, dir, nil, env)
+	h.app.Send("say a lot")
+	h.fake.Next(t).Reply(long)
+	h.screen.waitForText(t, "ready")
+	live := h.screen.waitForText(t, "lines folded; full text in ")
+	id := h.app.ActiveThreadID()
+	h.app.Close()
+
+	h2, _ := savingHarnessIn(t, dir, nil, env)
+	h2.app.SelectThread(id)
+	text := h2.screen.waitForText(t, "the end")
+	m := regexp.MustCompile(`\[… (\d+) lines folded; full text in (\S+)\]`).FindStringSubmatch(text)
+	require.NotNil(t, m, text)
+	assert.Contains(t, live, "[… "+m[1]+" lines folded")
+	data, err := os.ReadFile(m[2])
+	require.NoError(t, err)
+	assert.Equal(t, long, string(data))
+	h2.app.Close()
+
+	h3, _ := savingHarness(t, dir, nil) // no Artifacts
+	h3.app.SelectThread(id)
+	text = h3.screen.waitForText(t, "the end")
+	assert.Contains(t, text, "[… "+m[1]+" lines folded]\n")
 }
 
 // changeTool stands for an edit: its result carries a diff of n changed

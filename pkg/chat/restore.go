@@ -81,6 +81,7 @@ func (t *Thread) rebuild(msgs []threadstore.Message, compactions []threadstore.S
 					e := t.newEntry(entryAssistant)
 					e.first, first = first, false
 					t.appendText(e, b.Text)
+					t.endText(e) // a folded reply's file is written again
 				case provider.BlockToolUse:
 					e := t.newEntry(entryTool)
 					e.toolID = b.ToolUseID

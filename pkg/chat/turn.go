@@ -315,22 +315,31 @@ func (t *Thread) onAbort() {
 // the display folds, so its fold marker can name the file. Without a
 // place to save (no Artifacts) the text stays only in the conversation.
 func (t *Thread) saveFoldedTexts() {
-	tr := t.turn
+	for _, e := range t.turn.texts {
+		t.endText(e)
+	}
+}
+
+// endText marks an assistant text block ended and, when the display
+// folds it, saves its full text for the fold marker to name.
+func (t *Thread) endText(e *entry) {
+	if e.fullText.Ended {
+		return
+	}
+	e.fullText.Ended = true
+	if !view.Folded(e.lines, e.last.String()) {
+		return // the marker that tells is not drawn
+	}
+	t.touch(e)
 	if t.deps.Env == nil || t.deps.Env.Artifacts == nil {
 		return
 	}
-	for _, e := range tr.texts {
-		if e.fullText != "" || !view.Folded(e.lines, e.last.String()) {
-			continue
-		}
-		path, err := t.deps.Env.Artifacts.Save(t.ID, e.id, "reply.md", []byte(e.assistantText()))
-		if err != nil {
-			slog.Warn("saving a folded reply failed", "thread", t.ID, "err", err)
-			continue
-		}
-		e.fullText = path
-		t.touch(e)
+	path, err := t.deps.Env.Artifacts.Save(t.ID, e.id, "reply.md", []byte(e.assistantText()))
+	if err != nil {
+		slog.Warn("saving a folded reply failed", "thread", t.ID, "err", err)
+		return
 	}
+	e.fullText.Path = path
 }
 
 // closeTurn stops the turn under way when the thread closes (the editor

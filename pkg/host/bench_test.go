@@ -29,7 +29,7 @@ func benchFrame(lines int) *view.Frame {
 		if (history-i)%2 == 1 {
 			ss = append(ss, view.RenderUser(id, version, text(i), false))
 		} else {
-			ss = append(ss, view.RenderAssistantHead(id, version, strings.Split(text(i), "\n"), true, ""))
+			ss = append(ss, view.RenderAssistantHead(id, version, strings.Split(text(i), "\n"), true, view.FullText{}))
 		}
 	}
 	version++

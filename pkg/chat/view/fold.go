@@ -22,13 +22,25 @@ const (
 	MaxLineChars = 4000
 )
 
+// FullText says where a folded block's whole text is: Path once it was
+// saved to a file; while the reply streams (Ended false) it will be.
+type FullText struct {
+	Path  string
+	Ended bool
+}
+
 // foldMarker says how many lines are not drawn and where the full text
-// is: path once saved, or that it will be when the reply ends.
-func foldMarker(n int, path string) Line {
-	if path == "" {
+// is: the file once saved, that it will be while the reply streams, or
+// nothing when there is no file (nowhere to save it, or saving failed).
+func foldMarker(n int, full FullText) Line {
+	switch {
+	case full.Path != "":
+		return whole(fmt.Sprintf("[… %d lines folded; full text in %s]", n, full.Path), HlMeta)
+	case !full.Ended:
 		return whole(fmt.Sprintf("[… %d lines folded; the full text is saved to a file when the reply ends]", n), HlMeta)
+	default:
+		return whole(fmt.Sprintf("[… %d lines folded]", n), HlMeta)
 	}
-	return whole(fmt.Sprintf("[… %d lines folded; full text in %s]", n, path), HlMeta)
 }
 
 // Folded reports whether a block of lines (plus the line being streamed)

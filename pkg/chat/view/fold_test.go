@@ -25,20 +25,23 @@ func TestGoldenFoldedReply(t *testing.T) {
 	lines := manyLines(FoldAfterLines + 500)
 	lines[3] = strings.Repeat("é", MaxLineChars) // 2 bytes each: cut on a rune boundary
 	f := &Frame{Sections: []*Section{
-		RenderAssistantHead("e1h", 1, lines, true, "/tmp/magenta/threads/T/tools/e1/reply.md"),
+		RenderAssistantHead("e1h", 1, lines, true, FullText{Path: "/tmp/magenta/threads/T/tools/e1/reply.md", Ended: true}),
 		RenderAssistantTail("e1t", 1, "the end"),
 	}}
 	goldentest.Assert(t, "testdata/folded.golden", dump(f))
 }
 
 func TestFoldWhileStreaming(t *testing.T) {
-	s := RenderAssistantHead("h", 1, manyLines(FoldAfterLines+1), false, "")
+	s := RenderAssistantHead("h", 1, manyLines(FoldAfterLines+1), false, FullText{})
 	assert.Len(t, s.Lines, FoldHeadLines+1+FoldTailLines)
 	assert.Equal(t, "[… 801 lines folded; the full text is saved to a file when the reply ends]", s.Lines[FoldHeadLines].Text)
 	assert.Equal(t, "line 1000", s.Lines[FoldHeadLines-1].Text)
 	assert.Equal(t, "line 1802", s.Lines[FoldHeadLines+1].Text)
 
-	s = RenderAssistantHead("h", 1, manyLines(FoldAfterLines), false, "")
+	s = RenderAssistantHead("h", 1, manyLines(FoldAfterLines+1), false, FullText{Ended: true})
+	assert.Equal(t, "[… 801 lines folded]", s.Lines[FoldHeadLines].Text, "ended without a file: no promise of one")
+
+	s = RenderAssistantHead("h", 1, manyLines(FoldAfterLines), false, FullText{})
 	assert.Len(t, s.Lines, FoldAfterLines, "up to FoldAfterLines nothing is folded")
 
 	tail := RenderAssistantTail("t", 1, strings.Repeat("x", 10<<20))

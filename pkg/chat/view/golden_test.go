@@ -35,7 +35,7 @@ func sampleThread() *Frame {
 		RenderHeader("header", 1, Header{Title: "Fix the parser", Profile: "claude", Provider: "anthropic", Model: "claude-sonnet-4-5",
 			Usage: Usage{Input: 123_456, Output: 1234, CacheRead: 98_765, CacheWrite: 20_000, Cost: 0.0412, Priced: true}}),
 		RenderUser("e1", 1, "The parser drops\nthe last token.", false),
-		RenderAssistantHead("e2h", 1, []string{"Let me look.", "", "- first"}, true, ""),
+		RenderAssistantHead("e2h", 1, []string{"Let me look.", "", "- first"}, true, FullText{}),
 		RenderAssistantTail("e2t", 1, "- second"),
 		RenderToolCall("T", "e3", 1, ToolCall{Name: "thread_title", Input: `{"title":"Fix the parser"}`, Status: ToolDone, Summary: "Fix the parser", Result: "Thread title set."}),
 		RenderToolCall("T", "e4", 1, ToolCall{Name: "thread_title", Input: `{"title":""}`, Status: ToolFailed, Summary: "title must not be empty", Result: "title must not be empty", Expanded: true}),

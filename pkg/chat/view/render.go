@@ -150,10 +150,10 @@ func RenderUser(id string, version uint64, text string, queued bool) *Section {
 // assistant reply; first says whether it opens the reply (and so carries
 // the heading). RenderAssistantTail draws the line still streaming. The
 // split keeps a streamed delta's work to one line. A block longer than
-// FoldAfterLines is folded in the middle, with a marker naming fullText,
-// the file holding all of it ("" until it is saved); lines longer than
-// MaxLineChars are cut in the middle.
-func RenderAssistantHead(id string, version uint64, lines []string, first bool, fullText string) *Section {
+// FoldAfterLines is folded in the middle, with a marker naming the file
+// holding all of it (full); lines longer than MaxLineChars are cut in the
+// middle.
+func RenderAssistantHead(id string, version uint64, lines []string, first bool, full FullText) *Section {
 	shown := lines
 	var rest []string
 	folded := 0
@@ -169,7 +169,7 @@ func RenderAssistantHead(id string, version uint64, lines []string, first bool, 
 		out = append(out, Line{Text: cutLine(strings.TrimSuffix(l, "\r"))})
 	}
 	if folded > 0 {
-		out = append(out, foldMarker(folded, fullText))
+		out = append(out, foldMarker(folded, full))
 	}
 	for _, l := range rest {
 		out = append(out, Line{Text: cutLine(strings.TrimSuffix(l, "\r"))})
