@@ -54,7 +54,9 @@ type ExecOptions struct {
 	// Cwd is the working directory; empty means the environment's.
 	Cwd string
 	// Timeout ends the command (terminate, as on cancel); zero means
-	// ShellDefaultTimeout. Implementations cap it at their maximum.
+	// ShellDefaultTimeout. Implementations cap it at their maximum. An
+	// interactive command is not ended by it within TerminalInputGrace of
+	// the user's last keystroke (see TerminalDeadline).
 	Timeout time.Duration
 	// OnOutput, when set, receives each line as it is read, from the
 	// shell's reader goroutine. It must not block.

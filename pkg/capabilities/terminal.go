@@ -46,8 +46,28 @@ type Terminal interface {
 	// input: silent for TerminalPromptSilence with a screen whose last
 	// line looks like a prompt.
 	WaitingForInput() bool
+	// LastInput is when Write last sent the user's keystrokes to the
+	// command (zero: never).
+	LastInput() time.Time
 	// Done is closed when the command has ended and the PTY is closed.
 	Done() <-chan struct{}
+}
+
+// TerminalInputGrace is how long after the user's last keystroke into an
+// interactive command its timeout cannot end it: a person typing an
+// answer is not cut off mid-answer, whatever timeout the model chose.
+// The user can always end the command (Ctrl-C in its window, abort).
+const TerminalInputGrace = time.Minute
+
+// TerminalDeadline is when an interactive command that started at start
+// with the given timeout may be ended, given the user's last keystroke
+// (zero: none) and the grace after it.
+func TerminalDeadline(start time.Time, timeout time.Duration, lastInput time.Time, grace time.Duration) time.Time {
+	end := start.Add(timeout)
+	if !lastInput.IsZero() && lastInput.Add(grace).After(end) {
+		end = lastInput.Add(grace)
+	}
+	return end
 }
 
 // TerminalPromptSilence is how long an interactive command must be

@@ -2,6 +2,7 @@ package chat
 
 import (
 	"context"
+	"regexp"
 	"sync"
 	"testing"
 	"time"
@@ -129,4 +130,34 @@ func lastToolResult(t *testing.T, c *providertest.Call) (string, bool) {
 	}
 	t.Fatal("no tool result")
 	return "", false
+}
+
+// The timer of an interactive command shows the limit the user's typing
+// moved (see capabilities.TerminalDeadline).
+func TestTypingMovesTheTimerOfAnInteractiveCommand(t *testing.T) {
+	term := memshell.NewTerminal()
+	sh := memshell.New(memshell.Script{Command: "./ask.sh", Terminal: term})
+	screen := newRecordingScreen()
+	fake := providertest.New()
+	app, err := NewApp(context.Background(), config.Options{Profiles: testProfiles}, AppDeps{
+		Screen: screen, Tools: tools.Default(), Env: &capabilities.Environment{Name: "test", Cwd: t.TempDir(), Shell: sh},
+		NewProvider: func(config.Profile) (provider.Provider, error) { return fake, nil },
+	})
+	require.NoError(t, err)
+	t.Cleanup(app.Close)
+	screen.waitForText(t, "# New thread")
+
+	app.Send("ask me")
+	call := fake.Next(t)
+	call.ToolUse("tu_1", "bash_command", map[string]any{"command": "./ask.sh", "interactive": true, "timeout": 20000})
+	call.Stop(provider.StopToolUse)
+	screen.waitForText(t, " of 20s")
+	_, err = term.Write([]byte("x"))
+	require.NoError(t, err)
+	screen.waitFor(t, "the timer to show the moved limit", func(s string) bool {
+		return regexp.MustCompile(` of 1m[0-9]+s`).MatchString(s)
+	})
+	term.Exit(0)
+	fake.Next(t).Reply("done")
+	screen.waitForText(t, "✓ bash_command")
 }

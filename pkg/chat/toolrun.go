@@ -3,10 +3,10 @@ package chat
 import (
 	"context"
 	"fmt"
-	"github.com/magenta-nvim/magenta/pkg/capabilities"
 	"strings"
 	"time"
 
+	"github.com/magenta-nvim/magenta/pkg/capabilities"
 	"github.com/magenta-nvim/magenta/pkg/chat/provider"
 	"github.com/magenta-nvim/magenta/pkg/chat/view"
 	"github.com/magenta-nvim/magenta/pkg/tools"
@@ -97,8 +97,13 @@ func (t *Thread) onTick() {
 		}
 		snap := e.live.Snapshot()
 		running := time.Since(e.started).Truncate(time.Second).String()
-		if snap.Limit > 0 {
-			running += " of " + snap.Limit.String()
+		if limit := snap.Limit; limit > 0 {
+			if snap.Terminal != nil {
+				// The user's typing moves an interactive command's end.
+				end := capabilities.TerminalDeadline(e.started, limit, snap.Terminal.LastInput(), capabilities.TerminalInputGrace)
+				limit = end.Sub(e.started).Truncate(time.Second)
+			}
+			running += " of " + limit.String()
 		}
 		termChanged := refreshTerminal(e, snap, t.deps.TerminalKey)
 		if snap.Seq != e.liveSeq || running != e.tool.Running || termChanged {

@@ -79,6 +79,7 @@ func BashCommandWith(maxTimeout time.Duration, interactive string) Tool {
 	data := map[string]any{
 		"Interactive":    interactive,
 		"PromptSilence":  capabilities.TerminalPromptSilence.String(),
+		"InputGrace":     capabilities.TerminalInputGrace.String(),
 		"TermRows":       capabilities.TerminalDefaultRows,
 		"TermCols":       capabilities.TerminalDefaultCols,
 		"DefaultTimeout": capabilities.ShellDefaultTimeout.String(),

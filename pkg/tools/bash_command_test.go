@@ -205,7 +205,8 @@ func TestBashCommandInteractiveOption(t *testing.T) {
 func TestBashCommandInteractiveDescription(t *testing.T) {
 	d := BashCommandWith(time.Minute, InteractiveModel).Spec().Description
 	assert.Contains(t, d, "`interactive`: set it to true only")
-	assert.Contains(t, d, "pass one long enough (up to 1m0s)")
+	assert.Contains(t, d, "(up to 1m0s)")
+	assert.Contains(t, d, "within "+capabilities.TerminalInputGrace.String()+" of their last keystroke")
 	assert.Contains(t, d, capabilities.TerminalPromptSilence.String())
 	assert.Contains(t, d, fmt.Sprintf("%d×%d", capabilities.TerminalDefaultRows, capabilities.TerminalDefaultCols))
 	assert.Contains(t, d, "Standard input is empty")

@@ -409,3 +409,36 @@ func TestInteractiveQueryFloodDoesNotBlock(t *testing.T) {
 	res := r.wait(t)
 	assert.Equal(t, "SIGINT", res.Signal)
 }
+
+// A person typing into an interactive command is not cut off by its
+// timeout: it cannot end the command within InputGrace of the last
+// keystroke, and does once the grace has passed in silence.
+func TestInteractiveTypingHoldsOffTheTimeout(t *testing.T) {
+	const timeout = 300 * time.Millisecond
+	sh := New(Options{LogRoot: t.TempDir()}) // the default grace: a minute
+	r := startInteractive(t, context.Background(), sh, `read -p "Password: " pw && echo "got $pw"`, capabilities.ExecOptions{Timeout: timeout})
+	term := r.terminal(t)
+	_, err := term.Write([]byte("s")) // the first keystroke, at once
+	require.NoError(t, err)
+	select {
+	case res := <-r.result:
+		t.Fatalf("the command ended while the user was typing: %+v", res)
+	case <-time.After(timeout + 500*time.Millisecond): // well past the timeout
+	}
+	_, err = term.Write([]byte("ecret\r"))
+	require.NoError(t, err)
+	res := r.wait(t)
+	assert.False(t, res.TimedOut)
+	assert.Equal(t, 0, res.ExitCode)
+	assert.Contains(t, texts(res), "got secret")
+
+	const grace = 500 * time.Millisecond
+	sh = New(Options{LogRoot: t.TempDir(), InputGrace: grace})
+	r = startInteractive(t, context.Background(), sh, `read -p "Password: " pw`, capabilities.ExecOptions{Timeout: 100 * time.Millisecond})
+	term = r.terminal(t)
+	_, err = term.Write([]byte("s"))
+	require.NoError(t, err)
+	res = r.wait(t)
+	assert.True(t, res.TimedOut, "silent for the grace after the last keystroke")
+	assert.GreaterOrEqual(t, res.Duration, grace)
+}

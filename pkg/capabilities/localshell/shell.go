@@ -32,6 +32,10 @@ type Options struct {
 	LogRoot string
 	// MaxTimeout caps per-call timeouts; default DefaultMaxTimeout.
 	MaxTimeout time.Duration
+	// InputGrace is how long after the user's last keystroke an
+	// interactive command's timeout cannot end it; default
+	// capabilities.TerminalInputGrace.
+	InputGrace time.Duration
 	// Cwd is the working directory of calls that set none (and the base
 	// of relative ones); empty means the host process's.
 	Cwd string
@@ -78,6 +82,7 @@ type Shell struct {
 	logRootErr error
 	warning    string
 	maxTimeout time.Duration
+	inputGrace time.Duration
 	cwd        string
 	env        []string
 	supervisor string
@@ -97,7 +102,7 @@ var _ capabilities.Shell = (*Shell)(nil)
 // root, kills what a previous host that died left running (see
 // procsup.Sweep), and starts pruning old logs in the background.
 func New(opts Options) *Shell {
-	s := &Shell{maxTimeout: opts.MaxTimeout, cwd: opts.Cwd, supervisor: opts.Supervisor, launch: opts.Launch, confiner: opts.Confiner,
+	s := &Shell{maxTimeout: opts.MaxTimeout, inputGrace: opts.InputGrace, cwd: opts.Cwd, supervisor: opts.Supervisor, launch: opts.Launch, confiner: opts.Confiner,
 		launchInteractive: opts.LaunchInteractive, openPTY: opts.OpenPTY}
 	if s.launch == nil {
 		s.launch = bashLaunch
@@ -112,6 +117,9 @@ func New(opts Options) *Shell {
 	s.logRoot, s.warning, s.logRootErr = settleLogRoot(root)
 	if s.maxTimeout <= 0 {
 		s.maxTimeout = DefaultMaxTimeout
+	}
+	if s.inputGrace <= 0 {
+		s.inputGrace = capabilities.TerminalInputGrace
 	}
 	env := opts.Env
 	if env == nil {
@@ -227,14 +235,28 @@ func (s *Shell) Execute(ctx context.Context, command string, opts capabilities.E
 	var runErr error
 	go func() { ws, runErr = run.wait(); close(waitDone) }()
 
+	timerStart := time.Now()
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
-	select {
-	case <-waitDone:
-	case <-timer.C:
-		res.TimedOut = true
-	case <-ctx.Done():
-		res.Cancelled = true
+wait:
+	for {
+		select {
+		case <-waitDone:
+		case <-timer.C:
+			// A person typing into the command is not cut off: the
+			// deadline moves to InputGrace after their last keystroke.
+			if t := out.terminal(); t != nil {
+				end := capabilities.TerminalDeadline(timerStart, timeout, t.LastInput(), s.inputGrace)
+				if left := time.Until(end); left > 0 {
+					timer.Reset(left)
+					continue wait
+				}
+			}
+			res.TimedOut = true
+		case <-ctx.Done():
+			res.Cancelled = true
+		}
+		break
 	}
 	if res.TimedOut || res.Cancelled {
 		if t := out.terminal(); t != nil {

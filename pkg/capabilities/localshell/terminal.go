@@ -43,8 +43,10 @@ type terminal struct {
 	start  time.Time
 	// lastOutput is when the master last yielded bytes (UnixNano).
 	lastOutput atomic.Int64
-	closed     atomic.Bool
-	copiers    sync.WaitGroup // reply copiers
+	// lastInput is when Write last sent keystrokes (UnixNano; 0: never).
+	lastInput atomic.Int64
+	closed    atomic.Bool
+	copiers   sync.WaitGroup // reply copiers
 	// drainUntil is set by cutShort (UnixNano): from then on each read
 	// must come within drainTimeout of the previous one, and none after
 	// it.
@@ -434,10 +436,21 @@ func (t *terminal) Write(p []byte) (int, error) {
 		return 0, capabilities.ErrTerminalClosed
 	}
 	n, err := t.master.Write(p)
+	if n > 0 {
+		t.lastInput.Store(time.Now().UnixNano())
+	}
 	if err != nil && (errors.Is(err, os.ErrClosed) || t.closed.Load()) {
 		err = capabilities.ErrTerminalClosed
 	}
 	return n, err
+}
+
+// LastInput implements capabilities.Terminal.
+func (t *terminal) LastInput() time.Time {
+	if n := t.lastInput.Load(); n != 0 {
+		return time.Unix(0, n)
+	}
+	return time.Time{}
 }
 
 // Resize implements capabilities.Terminal.

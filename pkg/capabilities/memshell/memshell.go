@@ -135,19 +135,28 @@ func (s *Shell) playTerminal(ctx context.Context, term *Terminal, opts capabilit
 		opts.OnTerminal(term)
 	}
 	var timeout <-chan time.Time
+	start := time.Now()
 	if opts.Timeout > 0 {
 		t := time.NewTimer(opts.Timeout)
 		defer t.Stop()
 		timeout = t.C
 	}
-	select {
-	case <-term.exited:
-		res.ExitCode = term.exitCode()
-		return &res
-	case <-ctx.Done():
-		res.Cancelled = true
-	case <-timeout:
-		res.TimedOut = true
+	for ended := false; !ended; {
+		select {
+		case <-term.exited:
+			res.ExitCode = term.exitCode()
+			return &res
+		case <-ctx.Done():
+			res.Cancelled, ended = true, true
+		case <-timeout:
+			// As a real shell: not within the grace after a keystroke.
+			end := capabilities.TerminalDeadline(start, opts.Timeout, term.LastInput(), capabilities.TerminalInputGrace)
+			if left := time.Until(end); left > 0 {
+				timeout = time.After(left)
+				continue
+			}
+			res.TimedOut, ended = true, true
+		}
 	}
 	res.WaitingForInput = term.stop()
 	res.ExitCode, res.Signal = -1, "SIGTERM"

@@ -3,6 +3,7 @@ package memshell
 import (
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
 )
@@ -19,13 +20,15 @@ type Terminal struct {
 	subs    map[int]func([]byte)
 	nextSub int
 	written []byte
-	sizes   [][2]int
-	screen  []string
-	waiting bool
-	code    int
-	ended   bool
-	done    chan struct{}
-	exited  chan struct{} // closed by Exit: Execute returns
+	// lastInput is when Write was last called.
+	lastInput time.Time
+	sizes     [][2]int
+	screen    []string
+	waiting   bool
+	code      int
+	ended     bool
+	done      chan struct{}
+	exited    chan struct{} // closed by Exit: Execute returns
 }
 
 var _ capabilities.Terminal = (*Terminal)(nil)
@@ -133,8 +136,16 @@ func (t *Terminal) Write(p []byte) (int, error) {
 		return 0, capabilities.ErrTerminalClosed
 	}
 	t.written = append(t.written, p...)
+	t.lastInput = time.Now()
 	t.outputLocked([]byte(strings.ReplaceAll(string(p), "\r", "\r\n")))
 	return len(p), nil
+}
+
+// LastInput implements capabilities.Terminal.
+func (t *Terminal) LastInput() time.Time {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.lastInput
 }
 
 // Resize implements capabilities.Terminal.
