@@ -55,22 +55,14 @@ func (r *recordingTerminals) endedWith(key string) string {
 
 func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.After(30 * time.Second)
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		select {
-		case <-deadline:
-			t.Fatalf("timed out waiting for %s", what)
-		case <-tick.C:
-		}
-	}
+	require.Eventually(t, cond, 30*time.Second, 5*time.Millisecond, "timed out waiting for %s", what)
 }
 
-func TestInteractiveCommandInTheChat(t *testing.T) {
-	term := memshell.NewTerminal()
+// startAskApp starts an app whose shell plays term as the interactive
+// command ./ask.sh; terms may be nil.
+func startAskApp(t *testing.T, term *memshell.Terminal, terms Terminals) (*App, *recordingScreen, *providertest.Fake) {
+	t.Helper()
 	sh := memshell.New(memshell.Script{Command: "./ask.sh", Terminal: term})
-	terms := &recordingTerminals{ended: map[string]string{}}
 	screen := newRecordingScreen()
 	fake := providertest.New()
 	app, err := NewApp(context.Background(), config.Options{Profiles: testProfiles}, AppDeps{
@@ -81,6 +73,13 @@ func TestInteractiveCommandInTheChat(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(app.Close)
 	screen.waitForText(t, "# New thread")
+	return app, screen, fake
+}
+
+func TestInteractiveCommandInTheChat(t *testing.T) {
+	term := memshell.NewTerminal()
+	terms := &recordingTerminals{ended: map[string]string{}}
+	app, screen, fake := startAskApp(t, term, terms)
 
 	app.Send("ask me")
 	call := fake.Next(t)
@@ -136,23 +135,14 @@ func lastToolResult(t *testing.T, c *providertest.Call) (string, bool) {
 // moved (see capabilities.TerminalDeadline).
 func TestTypingMovesTheTimerOfAnInteractiveCommand(t *testing.T) {
 	term := memshell.NewTerminal()
-	sh := memshell.New(memshell.Script{Command: "./ask.sh", Terminal: term})
-	screen := newRecordingScreen()
-	fake := providertest.New()
-	app, err := NewApp(context.Background(), config.Options{Profiles: testProfiles}, AppDeps{
-		Screen: screen, Tools: tools.Default(), Env: &capabilities.Environment{Name: "test", Cwd: t.TempDir(), Shell: sh},
-		NewProvider: func(config.Profile) (provider.Provider, error) { return fake, nil },
-	})
-	require.NoError(t, err)
-	t.Cleanup(app.Close)
-	screen.waitForText(t, "# New thread")
+	app, screen, fake := startAskApp(t, term, nil)
 
 	app.Send("ask me")
 	call := fake.Next(t)
 	call.ToolUse("tu_1", "bash_command", map[string]any{"command": "./ask.sh", "interactive": true, "timeout": 20000})
 	call.Stop(provider.StopToolUse)
 	screen.waitForText(t, " of 20s")
-	_, err = term.Write([]byte("x"))
+	_, err := term.Write([]byte("x"))
 	require.NoError(t, err)
 	screen.waitFor(t, "the timer to show the moved limit", func(s string) bool {
 		return regexp.MustCompile(` of 1m[0-9]+s`).MatchString(s)

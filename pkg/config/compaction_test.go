@@ -12,7 +12,7 @@ import (
 func TestDecodeThinkingAndCompaction(t *testing.T) {
 	const a = `{"name":"a","provider":"anthropic","model":"m"`
 	const o = `{"name":"o","provider":"openai","model":"m"`
-	tests := []struct{ json, wantErr string }{
+	tests := []decodeCase{
 		{`{"profiles":[` + a + `,"thinking":{"budgetTokens":4000}}]}`, ""},
 		{`{"profiles":[` + a + `,"thinking":{"budgetTokens":100}}]}`, "thinking.budgetTokens: must be at least 1024, got 100"},
 		{`{"profiles":[` + o + `,"thinking":{"budgetTokens":4000}}]}`, "thinking: only anthropic profiles"},
@@ -24,14 +24,7 @@ func TestDecodeThinkingAndCompaction(t *testing.T) {
 		{`{"profiles":[` + a + `,"compactAt":1.5}]}`, "compactAt: must be a fraction"},
 		{`{"profiles":[` + a + `,"compactProfile":"nope"}]}`, `compactProfile: there is no profile "nope"`},
 	}
-	for _, tt := range tests {
-		_, err := Decode([]byte(tt.json))
-		if tt.wantErr == "" {
-			assert.NoError(t, err, tt.json)
-		} else {
-			assert.ErrorContains(t, err, tt.wantErr, tt.json)
-		}
-	}
+	assertDecodes(t, tests)
 }
 
 func TestContextWindows(t *testing.T) {

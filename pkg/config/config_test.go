@@ -6,8 +6,23 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
+// decodeCase is options JSON and the error Decode must give ("" for none).
+type decodeCase struct{ json, wantErr string }
+
+func assertDecodes(t *testing.T, tests []decodeCase) {
+	t.Helper()
+	for _, tt := range tests {
+		_, err := Decode([]byte(tt.json))
+		if tt.wantErr == "" {
+			assert.NoError(t, err, tt.json)
+		} else {
+			assert.ErrorContains(t, err, tt.wantErr, tt.json)
+		}
+	}
+}
+
 func TestDecode(t *testing.T) {
-	tests := []struct{ json, wantErr string }{
+	tests := []decodeCase{
 		{`{"profiles":[{"name":"a","provider":"anthropic","model":"m"}]}`, ""},
 		{`{"profiles":[]}`, "profiles: at least one profile is required"},
 		{`{"profiles":[{"name":"","provider":"anthropic","model":"m"}]}`, "profiles[1].name: must be a non-empty string"},
@@ -27,14 +42,7 @@ func TestDecode(t *testing.T) {
 		{`{"profiles":"x"}`, "magenta options: json"},
 		{`not json`, "magenta options:"},
 	}
-	for _, tt := range tests {
-		_, err := Decode([]byte(tt.json))
-		if tt.wantErr == "" {
-			assert.NoError(t, err, tt.json)
-		} else {
-			assert.ErrorContains(t, err, tt.wantErr, tt.json)
-		}
-	}
+	assertDecodes(t, tests)
 }
 
 func TestKeyEnvVar(t *testing.T) {

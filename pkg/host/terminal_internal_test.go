@@ -42,16 +42,7 @@ func (f *fakeTermEditor) text() string {
 
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.After(10 * time.Second)
-	tick := time.NewTicker(2 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		select {
-		case <-deadline:
-			t.Fatalf("timed out waiting for %s", what)
-		case <-tick.C:
-		}
-	}
+	require.Eventually(t, cond, 10*time.Second, 2*time.Millisecond, "timed out waiting for %s", what)
 }
 
 // blockingTerminal's Write blocks until released, like a PTY whose
