@@ -93,13 +93,7 @@ func statusError(resp *http.Response, err error) *provider.Error {
 // streamError builds the error for an {"error": ...} event in a 200 stream.
 func streamError(data []byte, err error) *provider.Error {
 	typ, msg := errorFields(data)
-	var body struct {
-		Error struct {
-			Code json.RawMessage `json:"code"`
-		} `json:"error"`
-	}
-	_ = json.Unmarshal(data, &body)
-	hint := strings.ToLower(typ + " " + string(body.Error.Code))
+	hint := strings.ToLower(typ + " " + errorCode(data))
 	return &provider.Error{
 		Kind:    provider.ErrStreamFailed,
 		Type:    typ,
@@ -115,17 +109,23 @@ func streamError(data []byte, err error) *provider.Error {
 // OpenAI-compatible servers use (vLLM, llama.cpp: "maximum context
 // length", "exceeds the available context size").
 func contextTooLong(body []byte, msg string) bool {
+	if strings.Contains(errorCode(body), "context_length_exceeded") {
+		return true
+	}
+	m := strings.ToLower(msg)
+	return strings.Contains(m, "maximum context length") || strings.Contains(m, "exceeds the available context size") || strings.Contains(m, "context_length_exceeded")
+}
+
+// errorCode returns the raw JSON of an error body's error.code (a string
+// or a number, depending on the server), "" when there is none.
+func errorCode(body []byte) string {
 	var e struct {
 		Error struct {
 			Code json.RawMessage `json:"code"`
 		} `json:"error"`
 	}
 	_ = json.Unmarshal(body, &e)
-	if strings.Contains(string(e.Error.Code), "context_length_exceeded") {
-		return true
-	}
-	m := strings.ToLower(msg)
-	return strings.Contains(m, "maximum context length") || strings.Contains(m, "exceeds the available context size") || strings.Contains(m, "context_length_exceeded")
+	return string(e.Error.Code)
 }
 
 // errorFields extracts the type and message from the error bodies that
