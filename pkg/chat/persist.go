@@ -27,9 +27,6 @@ type threadLog struct {
 	failed bool
 	// replaying is set while a saved history is replayed (nothing to save).
 	replaying bool
-	// keepingAtClose is set while the thread, closing, records the reply
-	// it was streaming (the one message saved after the close began).
-	keepingAtClose bool
 	// nextTyped marks the typed blocks of the message being appended.
 	nextTyped []threadstore.Typed
 	title     string
@@ -68,11 +65,6 @@ func (t *Thread) saveMessage(m provider.Message) {
 	if t.log.replaying {
 		return
 	}
-	if t.ctx.Err() != nil && !t.log.keepingAtClose {
-		// Closing: tool calls ending now were cut short by the shutdown,
-		// not answered; reopened, the thread says they were interrupted.
-		return
-	}
 	t.log.messages++
 	t.log.active = time.Now()
 	if !t.openLog() {
@@ -89,7 +81,7 @@ func (t *Thread) saveMessage(m provider.Message) {
 // t.messages (the summary first), so a reopened thread continues from the
 // summary, not from the history it replaced.
 func (t *Thread) saveCompaction(summary string, replaced int) {
-	if t.log.replaying || t.ctx.Err() != nil || !t.openLog() {
+	if t.log.replaying || !t.openLog() {
 		return
 	}
 	t.saveErr(t.log.w.Compaction(threadstore.Compaction{Summary: summary, Replaced: replaced,

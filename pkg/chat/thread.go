@@ -177,8 +177,10 @@ func (t *Thread) run() {
 	t.publish(true)
 	for {
 		// Once the thread is closing, nothing more is handled: what the
-		// close itself causes (a stream ending "cancelled") must not end
-		// the turn as a failure before closeTurn keeps what was drawn.
+		// close itself causes (a stream ending "cancelled", tool calls cut
+		// short) must not be recorded as the turn's end — reopened, the
+		// thread says its tool calls were interrupted — and closeTurn
+		// keeps what was drawn of a reply.
 		if t.ctx.Err() != nil {
 			t.closeTurn()
 			return
@@ -186,11 +188,13 @@ func (t *Thread) run() {
 		select {
 		case <-t.ctx.Done():
 		case <-t.approvals:
-			t.handleSafely(msgApprovals{})
-			t.publish(false)
+			if t.handleUnlessClosing(msgApprovals{}) {
+				t.publish(false)
+			}
 		case <-t.agents.kick:
-			t.handleSafely(msgKick{})
-			t.publish(false)
+			if t.handleUnlessClosing(msgKick{}) {
+				t.publish(false)
+			}
 		case m := <-t.inbox:
 			if !t.handleUnlessClosing(m) {
 				continue

@@ -362,9 +362,7 @@ func (t *Thread) closeTurn() {
 		}
 	}()
 	t.saveFoldedTexts()
-	t.log.keepingAtClose = true
 	t.keepPartialText()
-	t.log.keepingAtClose = false
 }
 
 // keepPartialText records what the model streamed before a stream ended
