@@ -34,11 +34,16 @@ const maxDiffLines = 40
 // lines — and how many lines the whole diff has. A saved thread keeps
 // only the head (ToolCall.DiffLines holds the count when reopened).
 func DiffHead(diff string) (head string, lines int) {
-	all := strings.Split(strings.TrimRight(diff, "\n"), "\n")
-	if len(all) <= maxDiffLines {
-		return diff, len(all)
+	body := strings.TrimRight(diff, "\n")
+	lines = strings.Count(body, "\n") + 1
+	if lines <= maxDiffLines {
+		return diff, lines
 	}
-	return strings.Join(all[:maxDiffLines], "\n") + "\n", len(all)
+	end := 0 // just past the maxDiffLines-th line's newline
+	for range maxDiffLines {
+		end += strings.IndexByte(body[end:], '\n') + 1
+	}
+	return body[:end], lines
 }
 
 // appendDiff draws a unified diff, indented, with its +/- lines coloured,
