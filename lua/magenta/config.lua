@@ -104,6 +104,8 @@ M.defaults = {
     enabled = "auto", -- "auto" | true | false: confine bash_command with bubblewrap (Linux)
     network = "deny", -- "deny" | "allow": network for confined commands
     allowWrite = {}, -- extra writable paths (absolute)
+    allowRead = {}, -- extra readable paths (absolute or ~/…): home and sibling projects are hidden
+    env = {}, -- extra environment variable names confined commands keep (PATH, HOME, LANG, GOPATH… are kept)
     hide = {}, -- extra hidden paths (absolute or relative to home), beyond ~/.ssh, ~/.aws, …
     requireApproval = {}, -- commands that always ask, beyond the defaults (git push, …)
   },
@@ -215,6 +217,8 @@ function M.for_host()
       network = o.sandbox.network,
       -- Omitted when empty: an empty Lua table would encode as {}.
       allowWrite = (o.sandbox.allowWrite and next(o.sandbox.allowWrite)) and o.sandbox.allowWrite or nil,
+      allowRead = (o.sandbox.allowRead and next(o.sandbox.allowRead)) and o.sandbox.allowRead or nil,
+      env = (o.sandbox.env and next(o.sandbox.env)) and o.sandbox.env or nil,
       hide = (o.sandbox.hide and next(o.sandbox.hide)) and o.sandbox.hide or nil,
       requireApproval = (o.sandbox.requireApproval and next(o.sandbox.requireApproval)) and o.sandbox.requireApproval or nil,
     } or nil,

@@ -122,6 +122,8 @@ local schema = {
     enabled = { enum = { "auto", true, false } },
     network = { enum = { "deny", "allow" } },
     allowWrite = "strings",
+    allowRead = "strings",
+    env = "strings",
     hide = "strings",
     requireApproval = "strings",
   },

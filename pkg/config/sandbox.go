@@ -4,7 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"regexp"
+	"strings"
 )
+
+// envName is what sandbox.env accepts: a POSIX environment variable name.
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // SandboxMode says whether bash_command confines commands with the
 // sandbox: SandboxAuto when it is available, SandboxOn (an unavailable
@@ -46,6 +51,12 @@ type Sandbox struct {
 	AllowWrite []string `json:"allowWrite,omitempty"`
 	// Hide lists extra hidden paths (absolute, or relative to home).
 	Hide []string `json:"hide,omitempty"`
+	// AllowRead lists extra paths confined commands read (absolute, or
+	// relative to home): the rest of home and of the file system outside
+	// the system directories is hidden.
+	AllowRead []string `json:"allowRead,omitempty"`
+	// Env names extra environment variables confined commands keep.
+	Env []string `json:"env,omitempty"`
 	// RequireApproval lists commands that always ask, even when the
 	// sandbox could run them (in addition to the defaults).
 	RequireApproval []string `json:"requireApproval,omitempty"`
@@ -68,6 +79,16 @@ func (s Sandbox) validate() error {
 	for i, p := range s.AllowWrite {
 		if !filepath.IsAbs(p) {
 			return fmt.Errorf("magenta options: sandbox.allowWrite[%d]: %q must be an absolute path", i+1, p)
+		}
+	}
+	for i, p := range s.AllowRead {
+		if !filepath.IsAbs(p) && !strings.HasPrefix(p, "~/") {
+			return fmt.Errorf("magenta options: sandbox.allowRead[%d]: %q must be an absolute path or start with ~/", i+1, p)
+		}
+	}
+	for i, name := range s.Env {
+		if !envName.MatchString(name) {
+			return fmt.Errorf("magenta options: sandbox.env[%d]: %q is not an environment variable name", i+1, name)
 		}
 	}
 	return nil

@@ -105,7 +105,8 @@ func sandboxPolicy(opts config.Sandbox, workspace string) sandbox.Policy {
 	if opts.Network == "allow" {
 		network = sandbox.NetworkAllow
 	}
-	return sandbox.Policy{Workspace: workspace, Home: home, Hide: opts.Hide, AllowWrite: opts.AllowWrite, Network: network}
+	return sandbox.Policy{Workspace: workspace, Home: home, Hide: opts.Hide, AllowWrite: opts.AllowWrite,
+		AllowRead: opts.AllowRead, Env: opts.Env, Network: network}
 }
 
 // confiner implements localshell.Confiner over the probe's status and the
@@ -117,22 +118,27 @@ type confiner struct {
 }
 
 // Prefix returns the bwrap argv prefix and environment for a command in
-// cwd. A workspace too large for the secret scan is refused rather than
-// confined with secrets the scan did not reach.
-func (c confiner) Prefix(cwd string) ([]string, []string, error) {
+// cwd: of env, what the policy's allowlist keeps. A workspace too large
+// for the secret scan is refused rather than confined with secrets the
+// scan did not reach.
+func (c confiner) Prefix(cwd string, env []string, terminal bool) ([]string, []string, error) {
 	st, done := c.probe.Status()
 	if !done || !st.Available {
 		_, why := c.probe.Available()
 		return nil, nil, fmt.Errorf("the sandbox is unavailable: %s", why)
 	}
-	l, err := c.policy.Args(st, cwd)
+	args := c.policy.Args
+	if terminal {
+		args = c.policy.TerminalArgs
+	}
+	l, err := args(st, cwd)
 	if err != nil {
 		return nil, nil, err
 	}
 	if !l.Complete {
 		return nil, nil, fmt.Errorf("the workspace has more than %d files, more than the sandbox scans for secrets to hide; the command was not run confined", sandbox.MaxScanEntries)
 	}
-	return l.Prefix, l.Env, nil
+	return l.Prefix, append(c.policy.Environ(env), l.Env...), nil
 }
 
 // Blocked says what the sandbox blocked, judging a confined command's

@@ -31,8 +31,11 @@ func TestPolicyAgreesWithTheSandbox(t *testing.T) {
 		{filepath.Join(w.ws, ".git", "config"), true, false, true},
 		{filepath.Join(w.ws, ".git", "hooks", "pre-commit"), true, false, true},
 		{filepath.Join(w.ws, ".git", "hooks", "post-merge"), false, false, true},
-		{filepath.Join(w.home, "notes.txt"), true, false, true},
-		{filepath.Join(w.home, "src-link", "app.go"), true, true, true},
+		{filepath.Join(w.ws, ".git", "HEAD"), true, false, true},
+		{filepath.Join(w.ws, ".git", "commondir"), false, false, true},
+		{filepath.Join(w.home, "notes.txt"), false, false, true},
+		{filepath.Join(w.home, "src-link", "app.go"), false, false, true}, // a link in the hidden home
+		{filepath.Join(w.home, "go", "pkg", "mod", "m.go"), true, false, true},
 		{filepath.Join(w.home, "escaped.txt"), false, false, true},
 		{filepath.Join(w.home, "cache", "keep.txt"), true, true, true},
 		{filepath.Join(w.home, ".ssh", "id_rsa"), false, false, true},

@@ -26,33 +26,60 @@ type Launch struct {
 }
 
 // Args returns the bubblewrap invocation that confines a command run in
-// cwd to the policy. It mounts, in this order (later mounts win):
+// cwd to the policy. The sandbox's root is empty but for what is
+// mounted, in this order (later mounts win):
 //
-//   - the host's root read-only, a fresh /dev, a /proc for the new PID
-//     namespace, an empty private /tmp;
-//   - Home read-only if it lies under /tmp; the workspace and the
-//     existing AllowWrite paths read-write (shallower first);
-//   - the git paths that run code at the user's next git command
-//     read-only again, their parent directories pinned so they cannot be
-//     moved aside (gitProtected, protectArgs; a missing .git/hooks is
-//     created empty on the host, as git init would);
-//   - a mask over every hidden path that exists (DefaultHide, Hide) and
-//     every secret the workspace scan finds, on the symlink-resolved
-//     target: an empty read-only tmpfs over a directory, /dev/null
-//     without device access over a file (reading and writing it fail
-//     with "Permission denied").
+//   - the SystemRoots that exist, read-only (symbolic links at the top,
+//     /bin → usr/bin, as links); a fresh /dev, a /proc for the new PID
+//     namespace, an empty private /tmp, /run and /var/tmp; with the
+//     network allowed, the resolver configuration /etc/resolv.conf links
+//     to under /run;
+//   - an empty, private home directory (deny by default), then, deepest
+//     last, the HomeToolchains and AllowRead paths read-only and the
+//     workspace and AllowWrite paths read-write, each under its resolved
+//     name and the name it was given;
+//   - every git control path (gitctl) read-only: every .git directory or
+//     file the workspace scan finds (nested repositories, submodules)
+//     and the core.hooksPath target (created empty when missing, so
+//     hooks cannot be planted there either);
+//   - a mask over every hidden path that exists and is shown
+//     (DefaultHide, Hide, the host's own secrets, agent and daemon
+//     sockets) and every secret the workspace scan finds, on the
+//     symlink-resolved target: an empty read-only tmpfs over a
+//     directory, /dev/null without device access over a file (reading
+//     and writing it fail with "Permission denied").
+//
+// Every directory between a writable root and a git control path or a
+// masked secret is bound onto itself first: a mount point cannot be
+// renamed or removed (EBUSY), so a command can neither move .git aside
+// and plant a fresh one nor move a masked secret out from under its
+// mask (`mv config node_modules`).
 //
 // Then no capabilities (they matter when the host runs as root), a new
 // PID namespace (every process dies with the command), a new
 // network namespace unless NetworkAllow, --die-with-parent,
 // --new-session (no TIOCSTI into the editor's terminal), --chdir cwd.
+// TerminalArgs is the same without --new-session, for a command given a
+// pseudo-terminal of its own.
 //
 // It fails when st is not Available, a policy path is relative or holds
 // a NUL byte, the workspace does not exist, or cwd is not an existing
 // directory the sandbox shows (Readable). A cwd outside the workspace is
 // fine: the command reads there, and Launch.CwdWritable says its writes
 // fail.
-func (p Policy) Args(st Status, cwd string) (Launch, error) {
+func (p Policy) Args(st Status, cwd string) (Launch, error) { return p.args(st, cwd, false) }
+
+// TerminalArgs is Args for a command whose standard streams are a
+// pseudo-terminal the caller allocated for it and made its controlling
+// terminal (bwrap then runs as the session leader): without
+// --new-session the command keeps that terminal, so Ctrl-C, window
+// sizes and /dev/tty work. TIOCSTI into it pushes input into the
+// command's own terminal, which the command could have written anyway;
+// the user's terminal is not reachable (the editor's runs in another
+// session, and its sockets are hidden).
+func (p Policy) TerminalArgs(st Status, cwd string) (Launch, error) { return p.args(st, cwd, true) }
+
+func (p Policy) args(st Status, cwd string, terminal bool) (Launch, error) {
 	if !st.Available {
 		return Launch{}, fmt.Errorf("sandbox: bubblewrap is unavailable: %s", st.Reason)
 	}
@@ -66,24 +93,30 @@ func (p Policy) Args(st Status, cwd string) (Launch, error) {
 	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
 		return Launch{}, fmt.Errorf("sandbox: working directory %q is not an existing directory", cwd)
 	}
-	if !r.readable(cwd) {
-		return Launch{}, fmt.Errorf("sandbox: working directory %q is hidden inside the sandbox (a secret, or the host's /tmp or /proc)", cwd)
-	}
 	ws := r.workspace
 	if fi, err := os.Stat(ws); err != nil || !fi.IsDir() {
 		return Launch{}, fmt.Errorf("sandbox: workspace %q is not an existing directory", p.Workspace)
 	}
+	if !r.readable(cwd) {
+		return Launch{}, fmt.Errorf("sandbox: working directory %q is hidden inside the sandbox (outside the workspace and the system directories, or a secret)", cwd)
+	}
 
-	a := append([]string{st.Path}, rootMounts...)
-	a = append(a, r.bindArgs(p.Home)...)
-	protect, err := r.protectArgs()
+	a := append([]string{st.Path}, baseMounts()...)
+	if p.Network == NetworkAllow {
+		a = append(a, resolverArgs()...)
+	}
+	a = append(a, r.bindArgs(p.Workspace, p.AllowWrite)...)
+	scan := scanWorkspace(ws, MaxScanEntries)
+	protect, err := r.protectArgs(scan)
 	if err != nil {
 		return Launch{}, err
 	}
 	a = append(a, protect...)
-	scan := scanWorkspace(ws, MaxScanEntries)
-	a = append(a, r.maskArgs(scan.secrets)...)
-	a = append(a, isolation(p.Network)...)
+	iso := isolation(p.Network)
+	if terminal {
+		iso = slices.DeleteFunc(iso, func(o string) bool { return o == "--new-session" })
+	}
+	a = append(a, iso...)
 	a = append(a, "--chdir", filepath.Clean(cwd), "--")
 	return Launch{
 		Prefix:      a,
@@ -93,13 +126,46 @@ func (p Policy) Args(st Status, cwd string) (Launch, error) {
 	}, nil
 }
 
-// rootMounts start every sandbox: the host's root read-only, a fresh
-// /dev, a /proc for the new PID namespace, an empty private /tmp.
-var rootMounts = []string{
-	"--ro-bind", "/", "/",
-	"--dev", "/dev",
-	"--proc", privateProc,
-	"--tmpfs", privateTmp,
+// baseMounts start every sandbox: the SystemRoots read-only, a fresh
+// /dev, a /proc for the new PID namespace, empty private /tmp, /run and
+// /var/tmp.
+func baseMounts() []string {
+	var a []string
+	for _, root := range SystemRoots {
+		fi, err := os.Lstat(root)
+		switch {
+		case err != nil:
+		case fi.Mode()&os.ModeSymlink != 0:
+			if target, err := os.Readlink(root); err == nil {
+				a = append(a, "--symlink", target, root)
+			}
+		case fi.IsDir():
+			a = append(a, "--ro-bind", root, root)
+		}
+	}
+	a = append(a, "--dev", "/dev", "--proc", privateProc, "--tmpfs", privateTmp, "--tmpfs", privateRun)
+	if fi, err := os.Lstat(privateVarTmp); err == nil && fi.IsDir() {
+		a = append(a, "--tmpfs", privateVarTmp)
+	}
+	if fi, err := os.Lstat("/var/run"); err == nil && fi.IsDir() {
+		a = append(a, "--tmpfs", "/var/run") // not the usual link to /run
+	}
+	return a
+}
+
+// resolverArgs shows, when the network is allowed, the resolver
+// configuration that /etc/resolv.conf links to under the private /run
+// (systemd-resolved's stub-resolv.conf): names resolve through the
+// network as on the host, and no daemon's socket is shown.
+func resolverArgs() []string {
+	real, err := filepath.EvalSymlinks("/etc/resolv.conf")
+	if err != nil || !within(real, privateRun) {
+		return nil
+	}
+	if fi, err := os.Stat(real); err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	return []string{"--ro-bind", real, real}
 }
 
 // isolation returns the options that follow the mounts. Run as root (a
@@ -113,94 +179,144 @@ func isolation(n Network) []string {
 	return append(a, "--die-with-parent", "--new-session")
 }
 
-// bind is one mount of a host directory onto itself.
-type bind struct {
-	path     string
-	writable bool
+// mount is one mount of the home and bound-back layer.
+type mount struct {
+	src, dst string
+	kind     int // mountTmpfs, mountRO, mountRW
 }
 
-// bindArgs mounts the workspace and AllowWrite paths read-write and, when
-// the private /tmp would hide it, Home read-only. Shallower paths go
-// first so a deeper mount is not covered by a shallower one.
-func (r rules) bindArgs(home string) []string {
-	var binds []bind
-	for _, w := range r.writeRoots {
-		if exists(w) {
-			binds = append(binds, bind{w, true})
+const (
+	mountTmpfs = iota
+	mountRO
+	mountRW
+)
+
+// bindArgs hides the home directory behind an empty tmpfs and binds
+// back the read roots read-only and the write roots read-write, each at
+// its resolved path and, when it was given through a symlink that the
+// sandbox would not show, at the given path too. Shallower mounts go
+// first (a tmpfs before a bind at the same depth) so a deeper mount is
+// not covered by a shallower one.
+func (r rules) bindArgs(workspace string, allowWrite []string) []string {
+	var ms []mount
+	if r.home != "/" && r.home != "" && exists(r.home) && !slices.Contains(SystemRoots, r.home) {
+		ms = append(ms, mount{dst: r.home, kind: mountTmpfs})
+	}
+	for _, p := range r.readRoots {
+		if exists(p) {
+			ms = append(ms, mount{p, p, mountRO})
 		}
 	}
-	home = resolve(home)
-	covered := slices.ContainsFunc(r.writeRoots, func(w string) bool { return within(home, w) })
-	if within(home, privateTmp) && exists(home) && !covered {
-		binds = append(binds, bind{home, false})
+	given := append([]string{workspace}, allowWrite...)
+	for i, w := range r.writeRoots {
+		if !exists(w) {
+			continue
+		}
+		ms = append(ms, mount{w, w, mountRW})
+		if g := filepath.Clean(given[i]); g != w && !r.visibleUnbound(g) {
+			ms = append(ms, mount{w, g, mountRW})
+		}
 	}
-	slices.SortStableFunc(binds, func(x, y bind) int {
-		return strings.Count(x.path, "/") - strings.Count(y.path, "/")
+	slices.SortStableFunc(ms, func(x, y mount) int {
+		if d := strings.Count(x.dst, "/") - strings.Count(y.dst, "/"); d != 0 {
+			return d
+		}
+		return x.kind - y.kind
 	})
 	var a []string
-	for _, b := range binds {
-		if b.writable {
-			a = append(a, "--bind", b.path, b.path)
-		} else {
-			a = append(a, "--ro-bind", b.path, b.path)
+	for _, m := range ms {
+		switch m.kind {
+		case mountTmpfs:
+			a = append(a, "--tmpfs", m.dst)
+		case mountRO:
+			a = append(a, "--ro-bind", m.src, m.dst)
+		default:
+			a = append(a, "--bind", m.src, m.dst)
 		}
 	}
 	return a
 }
 
-// protectArgs mounts the protected git paths read-only again. It first
-// binds every directory between a writable root and a protected path
-// onto itself: a mount point cannot be renamed (EBUSY), so a command
-// cannot move .git (or .husky) aside and plant a fresh one with hooks.
-// A missing hooks directory is created, empty, on the host first (as git
-// init would), so that it too is a read-only mount rather than a place
-// to create hooks.
-func (r rules) protectArgs() ([]string, error) {
-	var pins, ro []string
-	for _, p := range r.protected {
-		if p.hooksDir && !exists(p.path) {
-			if err := os.MkdirAll(p.path, 0o755); err != nil {
-				return nil, fmt.Errorf("sandbox: creating the hooks directory %s: %w", p.path, err)
+// protectArgs pins, then mounts read-only, the git control paths the
+// scan found (and the core.hooksPath target, created empty on the host
+// when missing, as git init creates .git/hooks), then masks the hidden
+// paths and the secrets the scan found. Pins come first: a bind of a
+// directory onto itself would otherwise cover a mount made inside it.
+func (r rules) protectArgs(scan scanResult) ([]string, error) {
+	var ro []string
+	if r.hooksPath != "" {
+		if !exists(r.hooksPath) {
+			if err := os.MkdirAll(r.hooksPath, 0o755); err != nil {
+				return nil, fmt.Errorf("sandbox: creating the hooks directory %s: %w", r.hooksPath, err)
 			}
 		}
-		if !exists(p.path) {
-			continue
+		ro = append(ro, r.hooksPath)
+	}
+	for _, g := range scan.gitPaths {
+		if _, err := os.Stat(g); err == nil {
+			ro = append(ro, resolve(g))
 		}
-		ro = append(ro, p.path)
-		for _, w := range r.writeRoots {
-			if !within(p.path, w) {
-				continue
-			}
-			for dir := filepath.Dir(p.path); dir != w && within(dir, w); dir = filepath.Dir(dir) {
-				pins = append(pins, dir)
-			}
-		}
+	}
+	ro = r.inWriteRoots(ro)
+	masks := r.maskTargets(scan.secrets)
+	var pins []string
+	for _, path := range append(append([]string(nil), ro...), r.inWriteRoots(masks)...) {
+		pins = append(pins, r.parentsInWriteRoots(path)...)
 	}
 	slices.Sort(pins) // a directory sorts before what it holds
 	var a []string
 	for _, dir := range slices.Compact(pins) {
 		a = append(a, "--bind", dir, dir)
 	}
-	for _, path := range ro {
+	slices.Sort(ro)
+	for _, path := range slices.Compact(ro) {
 		a = append(a, "--ro-bind", path, path)
 	}
-	return a, nil
+	return append(a, maskArgs(masks)...), nil
 }
 
-// maskArgs hides the configured paths and the workspace secrets found,
-// each on its resolved target, skipping what does not exist, what the
-// private /tmp already hides, and what lies inside a directory already
-// masked: bwrap would have to create that mount point inside the empty
-// read-only tmpfs, and fail (a socket in the hidden runtime directory,
+// inWriteRoots keeps the paths inside a writable root (elsewhere the
+// sandbox is read-only already).
+func (r rules) inWriteRoots(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if slices.ContainsFunc(r.writeRoots, func(w string) bool { return within(p, w) && p != w }) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// parentsInWriteRoots lists the directories between the writable root
+// holding path and path itself.
+func (r rules) parentsInWriteRoots(path string) []string {
+	var out []string
+	for _, w := range r.writeRoots {
+		if !within(path, w) {
+			continue
+		}
+		for dir := filepath.Dir(path); dir != w && within(dir, w); dir = filepath.Dir(dir) {
+			out = append(out, dir)
+		}
+	}
+	return out
+}
+
+// maskTargets are the resolved paths to mask: the hidden paths and the
+// secrets the scan found, sorted, without duplicates, what the sandbox
+// does not show anyway (the private /tmp, the hidden home…), what does
+// not exist, and what lies inside a directory already masked — bwrap
+// would have to create that mount point inside the empty read-only
+// tmpfs, and fail (a socket in the hidden runtime directory,
 // ~/.docker/config.json when ~/.docker is hidden too).
-func (r rules) maskArgs(found []string) []string {
+func (r rules) maskTargets(found []string) []string {
 	reals := append([]string(nil), r.hiddenReal...)
 	for _, path := range found {
 		reals = append(reals, resolve(path))
 	}
 	slices.Sort(reals) // a directory sorts before what it holds
 	reals = slices.Compact(reals)
-	var a, maskedDirs []string
+	var out, maskedDirs []string
 	for _, real := range reals {
 		if !r.visible(real) || slices.ContainsFunc(maskedDirs, func(d string) bool { return within(real, d) }) {
 			continue
@@ -211,6 +327,22 @@ func (r rules) maskArgs(found []string) []string {
 		}
 		if fi.IsDir() {
 			maskedDirs = append(maskedDirs, real)
+		}
+		out = append(out, real)
+	}
+	return out
+}
+
+// maskArgs hides each target: an empty read-only tmpfs over a
+// directory, /dev/null over a file.
+func maskArgs(targets []string) []string {
+	var a []string
+	for _, real := range targets {
+		fi, err := os.Stat(real)
+		if err != nil {
+			continue
+		}
+		if fi.IsDir() {
 			a = append(a, "--tmpfs", real, "--remount-ro", real)
 		} else {
 			a = append(a, "--ro-bind", "/dev/null", real)

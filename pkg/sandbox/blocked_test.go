@@ -20,16 +20,17 @@ func TestBlockedRecognisesRealOutputs(t *testing.T) {
 	require.NoError(t, err)
 	defer ln.Close()
 	port := ln.Addr().(*net.TCPAddr).Port
-	escaped := filepath.Join(w.home, "escaped.txt")
+	escaped := "/etc/magenta-escaped.txt" // a system directory: read-only
 	outside := filepath.Join(w.outside, "file.txt")
 
 	cases := []struct {
 		script string
 		want   string // "" when Blocked must not claim the sandbox
 	}{
-		{`touch "$HOME/escaped.txt"`, "the sandbox blocked writing " + escaped},
-		{`echo x > "$HOME/escaped.txt"`, "the sandbox blocked writing " + escaped},
-		{"mkdir " + filepath.Join(w.home, "newdir"), "the sandbox blocked writing " + filepath.Join(w.home, "newdir")},
+		{"touch " + escaped, "the sandbox blocked writing " + escaped},
+		{"echo x > " + escaped, "the sandbox blocked writing " + escaped},
+		{"mkdir /etc/magenta-newdir", "the sandbox blocked writing /etc/magenta-newdir"},
+		{`cat "$HOME/notes.txt"`, "the sandbox blocked reading " + filepath.Join(w.home, "notes.txt")},
 		{"echo evil > .git/hooks/pre-commit", "the sandbox blocked writing .git/hooks/pre-commit"},
 		{"echo evil >> .git/config", "the sandbox blocked writing .git/config"},
 		{"cp Makefile " + outside, "the sandbox blocked writing " + outside},
@@ -87,7 +88,8 @@ func TestBlockedMessages(t *testing.T) {
 		{"cat: /home/u/.ssh/id_rsa: Permission denied\n", p, "the sandbox blocked reading /home/u/.ssh/id_rsa"},
 		{"PermissionError: [Errno 13] Permission denied: '/w/.env'\n", p, "the sandbox blocked reading /w/.env"},
 		{"cat: /w/src/main.go: Permission denied\n", p, ""}, // an ordinary permission problem
-		{"cat: /etc/shadow: Permission denied\n", p, ""},
+		{"cat: /var/log/btmp: Permission denied\n", p, ""},
+		{"cat: /etc/shadow: Permission denied\n", p, "the sandbox blocked reading /etc/shadow"},
 		{"bash: ./run.sh: Permission denied\n", p, ""},
 		{"bash: line 1: /home/u/.ssh/config: Permission denied\n", p, "the sandbox blocked access to /home/u/.ssh/config"},
 		{"sh: 1: cannot create /w/.env: Permission denied\n", p, "the sandbox blocked writing /w/.env"},

@@ -27,7 +27,9 @@ func TestConfinedReadsSeeWorkspaceButNotSecrets(t *testing.T) {
 		{"cat src/app.go", "package app"},
 		{"cat Makefile", "all:"},
 		{"cat .git/config", "[core]"},
-		{`cat "$HOME/notes.txt"`, "HOME-NOTES"},
+		{`cat "$HOME/notes.txt"`, ""},                // the home directory is hidden…
+		{`cat "$HOME/go/pkg/mod/m.go"`, "package m"}, // …but for the toolchains
+		{`test -z "$(ls -A /run)$(ls -A /var/tmp)" && echo private-run`, "private-run"},
 		{"cat /etc/passwd", "root:"},
 		{`cat "$HOME/.ssh/id_rsa"`, ""},
 		{`cat "$HOME/.aws/credentials"`, ""},
@@ -52,15 +54,26 @@ func TestConfinedReadsSeeWorkspaceButNotSecrets(t *testing.T) {
 func TestConfinedWritesReachOnlyTheWorkspace(t *testing.T) {
 	w := newWorld(t)
 	tmpName := fmt.Sprintf("magenta-sandbox-%d", rand.Uint64())
+	plant(t, w.ws, map[string]string{"api/.git/config": gitConfig, "api/.git/HEAD": "ref: refs/heads/main\n", "api/main.go": "package api\n"})
 
 	r := w.run(t, w.policy, w.ws, "echo built > build.out && echo cached > \"$HOME/cache/new.txt\"")
 	require.Equal(t, 0, r.code, r.out)
 	assert.Equal(t, "built\n", readHost(t, filepath.Join(w.ws, "build.out")))
 	assert.Equal(t, "cached\n", readHost(t, filepath.Join(w.home, "cache", "new.txt")), "AllowWrite path")
 
+	// The home directory is an empty, private one: a write there
+	// vanishes with the command.
+	r = w.run(t, w.policy, w.ws, `touch "$HOME/escaped.txt" && ls "$HOME"`)
+	require.Equal(t, 0, r.code, r.out)
+	assert.NoFileExists(t, filepath.Join(w.home, "escaped.txt"))
+
 	for _, script := range []string{
-		`touch "$HOME/escaped.txt"`,
+		"touch /etc/escaped.txt",
 		"echo evil > .git/hooks/pre-commit",
+		"echo evil > .git/commondir",
+		"echo evil > api/.git/hooks/pre-commit",
+		"echo evil >> api/.git/config",
+		"mv api api-old && mkdir -p api/.git/hooks && echo evil > api/.git/hooks/pre-commit",
 		"echo evil >> .git/config",
 		"echo evil > .git/hooks/post-checkout",
 		"echo evil > .husky/_/pre-commit",
@@ -74,6 +87,10 @@ func TestConfinedWritesReachOnlyTheWorkspace(t *testing.T) {
 	}
 	assert.NoFileExists(t, filepath.Join(w.home, "escaped.txt"))
 	assert.NoFileExists(t, filepath.Join(w.ws, ".git", "hooks", "post-checkout"))
+	assert.NoFileExists(t, filepath.Join(w.ws, ".git", "commondir"))
+	assert.NoFileExists(t, filepath.Join(w.ws, "api", ".git", "hooks", "pre-commit"))
+	assert.Equal(t, gitConfig, readHost(t, filepath.Join(w.ws, "api", ".git", "config")), "a nested repository's .git is read-only too")
+	assert.NoDirExists(t, filepath.Join(w.ws, "api-old"), "and pinned: it cannot be moved aside")
 	assert.Equal(t, hookText, readHost(t, filepath.Join(w.ws, ".git", "hooks", "pre-commit")))
 	assert.Equal(t, gitConfig, readHost(t, filepath.Join(w.ws, ".git", "config")))
 	assert.Equal(t, gitConfig, readHost(t, filepath.Join(w.ws, ".git", "modules", "lib", "config")))
@@ -120,17 +137,19 @@ func TestSymlinkedSecretIsMaskedAtItsTarget(t *testing.T) {
 // A working directory outside the workspace is readable but not writable.
 func TestCwdOutsideTheWorkspace(t *testing.T) {
 	w := newWorld(t)
-	launch, err := w.policy.Args(w.st, w.home)
+	launch, err := w.policy.Args(w.st, "/etc")
 	require.NoError(t, err)
 	assert.False(t, launch.CwdWritable)
 	inWorkspace, err := w.policy.Args(w.st, filepath.Join(w.ws, "src"))
 	require.NoError(t, err)
 	assert.True(t, inWorkspace.CwdWritable)
+	_, err = w.policy.Args(w.st, w.home)
+	require.ErrorContains(t, err, "hidden inside the sandbox", "the home directory is hidden")
 
-	r := w.run(t, w.policy, w.home, "cat notes.txt && touch here.txt")
+	r := w.run(t, w.policy, "/etc", "cat passwd && touch here.txt")
 	assert.NotEqual(t, 0, r.code, r.out)
-	assert.Contains(t, r.out, "HOME-NOTES")
-	assert.NoFileExists(t, filepath.Join(w.home, "here.txt"))
+	assert.Contains(t, r.out, "root:")
+	assert.NoFileExists(t, "/etc/here.txt")
 }
 
 // Nested hidden paths (a file inside a hidden directory) must not make
@@ -141,6 +160,7 @@ func TestNestedHiddenPathsStillRun(t *testing.T) {
 	plant(t, w.ws, map[string]string{"deploy/.aws/credentials": awsSecret, "deploy/.aws/.env": envSecret})
 	p := w.policy
 	p.Hide = []string{".docker", "~/.ssh/id_rsa"}
+	p.AllowRead = []string{"~/.docker", "~/.ssh"} // shown, so the masks inside matter
 	r := w.run(t, p, w.ws, `ls -A "$HOME/.docker"; cat "$HOME/.docker/config.json" deploy/.aws/credentials; echo ran`)
 	assert.Contains(t, r.out, "ran", r.out)
 	assert.NotContains(t, r.out, "DOCKER-AUTH")
@@ -167,8 +187,10 @@ func TestGitDirectoryCannotBeReplaced(t *testing.T) {
 		assert.NoFileExists(t, filepath.Join(w.ws, ".husky", "_", "pre-commit"), script)
 		assert.NoFileExists(t, filepath.Join(w.ws, ".git", "modules", "lib", "hooks", "pre-commit"), script)
 	}
-	r := w.run(t, w.policy, w.ws, "echo ok > .git/HEAD.new && mv .git/HEAD.new .git/HEAD-copy && ls .git/modules/lib")
-	assert.Equal(t, 0, r.code, "the rest of .git stays writable: %s", r.out)
+	r := w.run(t, w.policy, w.ws, "ls .git/modules/lib && echo ok > .git/HEAD.new")
+	assert.Contains(t, r.out, "config", "the repository stays readable")
+	assert.NotEqual(t, 0, r.code, "and read-only as a whole: %s", r.out)
+	assert.NoFileExists(t, filepath.Join(w.ws, ".git", "HEAD.new"))
 }
 
 func TestMissingHooksDirectoryStaysUnwritable(t *testing.T) {
@@ -177,7 +199,6 @@ func TestMissingHooksDirectoryStaysUnwritable(t *testing.T) {
 	r := w.run(t, w.policy, w.ws, "mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit")
 	assert.NotEqual(t, 0, r.code, r.out)
 	assert.NoFileExists(t, filepath.Join(w.ws, ".git", "hooks", "pre-commit"))
-	assert.DirExists(t, filepath.Join(w.ws, ".git", "hooks"), "created empty, as git init would")
 
 	// core.hooksPath names a directory that does not exist yet.
 	require.NoError(t, os.RemoveAll(filepath.Join(w.ws, ".husky")))

@@ -73,7 +73,7 @@ func Detect(ctx context.Context, bwrapPath string) Status {
 
 	// The trial uses the options every confined command uses: in some
 	// containers the namespaces work but mounting /proc is refused.
-	trial := append(append(append([]string(nil), rootMounts...), isolation(NetworkDeny)...), "true")
+	trial := append(append(baseMounts(), isolation(NetworkDeny)...), "true")
 	out, err = run(ctx, path, trial...)
 	if err != nil {
 		st.Reason = "bwrap cannot create the sandbox (user namespaces disabled, or /proc not mountable in a container?): " + describe(err, out)

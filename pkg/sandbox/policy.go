@@ -23,7 +23,11 @@ const (
 // DefaultHide lists the secrets under the home directory that no
 // confined command can read or write: keys, cloud and registry
 // credentials, password stores, browser profiles (their cookies are
-// logged-in sessions). Paths are relative to Policy.Home.
+// logged-in sessions). Paths are relative to Policy.Home. The home
+// directory is hidden as a whole (only HomeToolchains and AllowRead are
+// shown), so these matter where a toolchain path, AllowRead or the
+// workspace itself covers them — and to the file guard and the checker,
+// which ask before reading them.
 var DefaultHide = []string{
 	".ssh", ".aws", ".gnupg", ".netrc", ".git-credentials", ".npmrc", ".yarnrc.yml",
 	".pypirc", ".cargo/credentials.toml", ".gem/credentials", ".m2/settings.xml",
@@ -33,12 +37,27 @@ var DefaultHide = []string{
 	".mozilla", ".config/google-chrome", ".config/chromium", ".config/BraveSoftware",
 }
 
+// systemHide are the host's own secrets under the SystemRoots, hidden
+// like DefaultHide: readable by root only, but a host run as root (a
+// dev container) would otherwise show them. Globs are expanded when the
+// rules are built.
+var systemHide = []string{
+	"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/ssl/private",
+	"/etc/ssh/ssh_host_*_key", "/etc/sudoers.d", "/var/lib/docker", "/var/lib/containerd",
+}
+
 // The sandbox mounts its own /tmp (empty, private) and /proc (its own
 // PID namespace): the host's files there are neither readable nor
 // writable. The host's /proc/<pid>/environ holds the editor's API keys.
+// /run holds the sockets of the host's daemons (nscd, which resolves
+// names even without a network; D-Bus; systemd; a user's GNU screen
+// sessions): the sandbox's /run is empty too. /var/tmp is shared by
+// every user like /tmp.
 const (
-	privateTmp  = "/tmp"
-	privateProc = "/proc"
+	privateTmp    = "/tmp"
+	privateProc   = "/proc"
+	privateRun    = "/run"
+	privateVarTmp = "/var/tmp"
 )
 
 // Policy is what a confined command may touch. The same value drives
@@ -57,6 +76,13 @@ type Policy struct {
 	Hide []string
 	// AllowWrite lists more writable paths (a build cache, say).
 	AllowWrite []string
+	// AllowRead lists more paths a confined command reads (absolute, or
+	// relative to Home): beyond SystemRoots, the workspace and the
+	// HomeToolchains, nothing of the host's files is shown.
+	AllowRead []string
+	// Env names more environment variables a confined command keeps,
+	// beyond EnvAllow.
+	Env []string
 	// Network is NetworkDeny (the zero value) or NetworkAllow.
 	Network Network
 }

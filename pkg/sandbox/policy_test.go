@@ -15,7 +15,7 @@ import (
 func TestReadableWritableRules(t *testing.T) {
 	root := t.TempDir()
 	home, ws, store := filepath.Join(root, "home"), filepath.Join(root, "home", "proj"), filepath.Join(root, "store")
-	for _, d := range []string{filepath.Join(home, ".ssh"), filepath.Join(ws, ".git", "hooks"), filepath.Join(ws, "node_modules", "pkg"), filepath.Join(store, "ssh-real"), filepath.Join(home, "cache")} {
+	for _, d := range []string{filepath.Join(home, ".ssh"), filepath.Join(ws, ".git", "hooks"), filepath.Join(ws, "node_modules", "pkg"), filepath.Join(store, "ssh-real"), filepath.Join(home, "cache"), filepath.Join(home, "go", "pkg", "mod")} {
 		require.NoError(t, os.MkdirAll(d, 0o755))
 	}
 	require.NoError(t, os.Symlink(filepath.Join(store, "ssh-real"), filepath.Join(home, ".gnupg")))
@@ -36,16 +36,18 @@ func TestReadableWritableRules(t *testing.T) {
 		{filepath.Join(ws, "certs", "tls.key"), false, false},
 		{filepath.Join(ws, "deploy", ".aws", "config"), false, false},
 		{filepath.Join(ws, "node_modules", "pkg", ".env"), true, true}, // not scanned, not masked
-		{filepath.Join(ws, ".git", "HEAD"), true, true},
+		{filepath.Join(ws, ".git", "HEAD"), true, false},               // every .git is read-only as a whole
+		{filepath.Join(ws, "api", ".git", "config"), true, false},
 		{filepath.Join(ws, ".git", "config"), true, false},
 		{filepath.Join(ws, ".git", "hooks"), true, false},
 		{filepath.Join(ws, ".git", "hooks", "pre-push"), true, false},
-		{filepath.Join(home, "notes.txt"), true, false},
+		{filepath.Join(home, "notes.txt"), false, false},            // the home directory is hidden…
+		{filepath.Join(home, "go", "pkg", "mod", "x"), true, false}, // …but for the toolchains, read-only
 		{filepath.Join(home, ".ssh"), false, false},
 		{filepath.Join(home, ".ssh", "known_hosts"), false, false},
 		{filepath.Join(home, ".config", "gh", "hosts.yml"), false, false},
 		{filepath.Join(home, ".docker", "config.json"), false, false},
-		{filepath.Join(home, ".docker", "cli-plugins"), true, false},
+		{filepath.Join(home, ".docker", "cli-plugins"), false, false},
 		{filepath.Join(home, "private", "diary"), false, false},
 		{filepath.Join(home, "cache", "x"), true, true},
 		{filepath.Join(store, "ssh-real", "id_ed25519"), false, false}, // the target of ~/.gnupg
@@ -54,6 +56,11 @@ func TestReadableWritableRules(t *testing.T) {
 		{filepath.Join(ws, "loop-a"), true, true},                      // a loop ends; the sandbox would say ELOOP
 		{"/srv/secrets/db", false, false},
 		{"/etc/hostname", true, false},
+		{"/usr/bin/env", true, false},
+		{"/run/user/1000/bus", false, false},
+		{"/var/tmp/x", false, false},
+		{"/srv/data", false, false}, // not a system directory
+		{"/home/someone-else/notes", false, false},
 		{"/tmp/other/file", false, false},
 		{"/proc/1/environ", false, false},
 		{"/proc", false, false},
@@ -105,22 +112,8 @@ func TestVersionCompare(t *testing.T) {
 	assert.Equal(t, "", parseVersion([]byte("usage: bwrap [OPTIONS...]")))
 }
 
-func TestHooksPath(t *testing.T) {
-	for text, want := range map[string]string{
-		"[core]\n\thooksPath = .husky/_\n":                         ".husky/_",
-		"[Core]\n\tHOOKSPATH=\"hooks dir\" \n":                     "hooks dir",
-		"[core] hooksPath = a ; comment\n":                         "a",
-		"[core]\n\thooksPath = a\n[core]\n\thooksPath = b\n":       "b",
-		"[user]\n\thooksPath = no\n[core]\n\tbare = false\n":       "",
-		"[remote \"core\"]\n\thooksPath = no\n":                    "",
-		"[core]\n\t# hooksPath = commented\n\tfsmonitor = false\n": "",
-	} {
-		assert.Equal(t, want, hooksPath([]byte(text)), text)
-	}
-}
-
-// The git paths that run code at the user's next git command are not
-// writable, wherever core.hooksPath puts the hooks.
+// The git control paths (gitctl) are not writable: every .git directory
+// or file, wherever it is, and wherever core.hooksPath puts the hooks.
 func TestGitProtectedPaths(t *testing.T) {
 	ws := t.TempDir()
 	for _, d := range []string{".git/hooks", ".git/modules/lib/hooks", ".husky/_", "src"} {
@@ -134,10 +127,13 @@ func TestGitProtectedPaths(t *testing.T) {
 		".git/config.worktree":              false,
 		".git/modules/lib/hooks/post-merge": false,
 		".git/modules/lib/config":           false,
-		".git/modules/lib/HEAD":             true,
+		".git/modules/lib/HEAD":             false,
+		".git/commondir":                    false,
+		"api/.git/hooks/post-checkout":      false,
+		"api/.git":                          false,
 		".husky/_/pre-commit":               false,
 		".husky/pre-commit":                 true, // a versioned file, like the Makefile: it shows in git diff
-		".git/index":                        true,
+		".git/index":                        false,
 		"src/main.go":                       true,
 	} {
 		assert.Equal(t, writable, p.Writable(filepath.Join(ws, path)), path)

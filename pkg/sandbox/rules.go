@@ -2,8 +2,10 @@ package sandbox
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/magenta-nvim/magenta/pkg/gitctl"
 	"github.com/magenta-nvim/magenta/pkg/secrets"
 )
 
@@ -11,27 +13,33 @@ import (
 // resolving costs a few system calls per path, and Args consults the
 // rules for every mask.
 type rules struct {
-	workspace  string          // resolved
-	workspaces []string        // as given and resolved: secrets are judged under both
-	hidden     []string        // as given (home-joined)
-	hiddenReal []string        // resolved, what the masks cover
-	writeRoots []string        // resolved workspace and AllowWrite paths
-	boundBack  []string        // what the private /tmp lets through: writeRoots and Home
-	protected  []protectedPath // read-only inside the writable roots
+	workspace  string   // resolved
+	workspaces []string // as given and resolved: secrets are judged under both
+	home       string   // resolved; hidden as a whole
+	hidden     []string // as given (home-joined)
+	hiddenReal []string // resolved, what the masks cover
+	writeRoots []string // resolved workspace and AllowWrite paths
+	readRoots  []string // resolved AllowRead, HomeToolchains and git configs: shown read-only
+	// shown are the paths bound into the sandbox under their own names,
+	// resolved and as given (a workspace reached through a symlink is
+	// bound at both): writeRoots, readRoots and their given spellings.
+	shown     []string
+	hooksPath string // the top repository's core.hooksPath target in the workspace, resolved
 }
 
 func (p Policy) rules() rules {
 	r := rules{workspace: resolve(p.Workspace)}
 	r.workspaces = []string{filepath.Clean(p.Workspace), r.workspace}
-	home := resolve(p.Home)
-	for _, h := range append(append([]string(nil), DefaultHide...), p.Hide...) {
+	r.home = resolve(p.Home)
+	hide := append(append(append([]string(nil), DefaultHide...), p.Hide...), expandGlobs(systemHide)...)
+	for _, h := range hide {
 		h = strings.TrimPrefix(h, "~/")
 		var real string
 		if filepath.IsAbs(h) {
 			h = filepath.Clean(h)
 			real = resolve(h)
 		} else {
-			real = resolveUnder(home, h)
+			real = resolveUnder(r.home, h)
 			h = filepath.Join(p.Home, h)
 		}
 		r.hidden = append(r.hidden, h)
@@ -47,12 +55,43 @@ func (p Policy) rules() rules {
 		}
 	}
 	r.writeRoots = []string{r.workspace}
+	r.shown = []string{r.workspace, filepath.Clean(p.Workspace)}
 	for _, w := range p.AllowWrite {
 		r.writeRoots = append(r.writeRoots, resolve(w))
+		r.shown = append(r.shown, resolve(w), filepath.Clean(w))
 	}
-	r.boundBack = append(append([]string(nil), r.writeRoots...), home)
-	r.protected = gitProtected(r.workspace, r.writeRoots)
+	for _, a := range p.AllowRead {
+		a = strings.TrimPrefix(a, "~/")
+		if !filepath.IsAbs(a) {
+			a = filepath.Join(p.Home, a)
+		}
+		r.readRoots = append(r.readRoots, resolve(a))
+		r.shown = append(r.shown, resolve(a), filepath.Clean(a))
+	}
+	for _, h := range homeReads(r.home) {
+		r.readRoots = append(r.readRoots, h)
+		r.shown = append(r.shown, h)
+	}
+	slices.Sort(r.shown)
+	r.shown = slices.Compact(r.shown)
+	if hp := gitctl.HooksPath(r.workspace); hp != "" {
+		r.hooksPath = resolve(hp)
+	}
 	return r
+}
+
+// expandGlobs expands the entries holding a glob; the others are kept.
+func expandGlobs(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if !strings.ContainsAny(p, "*?[") {
+			out = append(out, p)
+			continue
+		}
+		matches, _ := filepath.Glob(p)
+		out = append(out, matches...)
+	}
+	return out
 }
 
 func (r rules) readable(path string) bool {
@@ -69,7 +108,9 @@ func (r rules) readable(path string) bool {
 	if r.workspaceSecret(clean) || r.workspaceSecret(real) {
 		return false
 	}
-	return r.visible(real)
+	// The name must lead there inside the sandbox too: a link in a
+	// hidden directory to a shown file is not there to follow.
+	return r.visible(real) && (clean == real || r.visible(clean))
 }
 
 func (r rules) writable(path string) bool {
@@ -77,10 +118,8 @@ func (r rules) writable(path string) bool {
 		return false
 	}
 	real := resolve(filepath.Clean(path))
-	for _, g := range r.protected {
-		if within(real, g.path) {
-			return false
-		}
+	if r.controlPath(real) {
+		return false
 	}
 	for _, w := range r.writeRoots {
 		if within(real, w) {
@@ -90,18 +129,48 @@ func (r rules) writable(path string) bool {
 	return false
 }
 
-// visible reports whether the host's file at the resolved path is seen
-// at all: not under the private /proc, and under the private /tmp only
-// inside what Args binds back.
-func (r rules) visible(real string) bool {
-	if within(real, privateProc) {
-		return false
-	}
-	if !within(real, privateTmp) {
+// controlPath reports whether the resolved path is a git control path
+// (gitctl): any .git directory or file in a writable root, or the
+// core.hooksPath target. Args mounts the ones that exist read-only.
+func (r rules) controlPath(real string) bool {
+	if r.hooksPath != "" && within(real, r.hooksPath) {
 		return true
 	}
-	for _, b := range r.boundBack {
-		if within(real, b) {
+	for _, w := range r.writeRoots {
+		if within(real, w) && gitctl.Protected(w, "", real) {
+			return true
+		}
+	}
+	return false
+}
+
+// visible reports whether the host's file at the path is seen at all:
+// inside what Args binds (the workspace, AllowWrite, AllowRead, the
+// toolchains under home), or where the base mounts show the host.
+func (r rules) visible(p string) bool {
+	for _, s := range r.shown {
+		if within(p, s) {
+			return true
+		}
+	}
+	return r.visibleUnbound(p)
+}
+
+// visibleUnbound reports whether a path lies where the base mounts show
+// the host as it is: under a SystemRoot, outside the home directory and
+// the private directories (/tmp, /run, /var/tmp, /proc). A symlink there
+// leads to its bound target by itself.
+func (r rules) visibleUnbound(p string) bool {
+	if r.home != "/" && within(p, r.home) {
+		return false
+	}
+	for _, private := range []string{privateProc, privateTmp, privateRun, privateVarTmp} {
+		if within(p, private) {
+			return false
+		}
+	}
+	for _, root := range SystemRoots {
+		if within(p, root) {
 			return true
 		}
 	}

@@ -44,7 +44,7 @@ func TestAgentSocketsAreHidden(t *testing.T) {
 		"$NVIM elsewhere":           filepath.Join(w.home, "nvim-elsewhere.sock"),
 		"$SSH_AUTH_SOCK":            filepath.Join(w.home, "agent", "ssh.sock"),
 		"$DBUS_SESSION_BUS_ADDRESS": filepath.Join(w.home, "dbus", "bus"),
-		"control (not hidden)":      filepath.Join(w.home, "control.sock"),
+		"control (not hidden)":      filepath.Join(w.ws, "control.sock"),
 	}
 	for _, path := range sockets {
 		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))

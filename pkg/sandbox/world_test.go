@@ -48,6 +48,7 @@ func newWorldIn(t *testing.T, root string) *world {
 		".aws/credentials": awsSecret,
 		"notes.txt":        "HOME-NOTES",
 		"cache/keep.txt":   "CACHE",
+		"go/pkg/mod/m.go":  "package m\n",
 	})
 	plant(t, w.ws, map[string]string{
 		".env":                    envSecret,
@@ -58,6 +59,7 @@ func newWorldIn(t *testing.T, root string) *world {
 		"Makefile":                "all:\n\ttrue\n",
 		".husky/_/h":              hookText,
 		".git/modules/lib/config": gitConfig,
+		".git/HEAD":               "ref: refs/heads/main\n",
 	})
 	plant(t, w.outside, map[string]string{"file.txt": "OUTSIDE"})
 	require.NoError(t, os.Symlink(filepath.Join(w.home, ".ssh", "id_rsa"), filepath.Join(w.ws, "notes-link")))

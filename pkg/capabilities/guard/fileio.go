@@ -10,6 +10,7 @@ import (
 
 	"github.com/magenta-nvim/magenta/pkg/approval"
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
+	"github.com/magenta-nvim/magenta/pkg/gitctl"
 	"github.com/magenta-nvim/magenta/pkg/secrets"
 )
 
@@ -193,8 +194,8 @@ func (f *FileIO) reason(resolved string, write bool) string {
 	if name := secrets.In(parts); name != "" {
 		return fmt.Sprintf("%s %s, a secret (%s)", verb, rel, name)
 	}
-	if write && slices.ContainsFunc(parts, func(s string) bool { return strings.EqualFold(s, ".git") }) {
-		return fmt.Sprintf("writes %s, inside .git/", rel)
+	if write && gitctl.Protected(f.o.Workspace, gitctl.HooksPath(f.o.Workspace), resolved) {
+		return fmt.Sprintf("writes %s, a git control path (git runs what it says at the next git command)", rel)
 	}
 	return ""
 }

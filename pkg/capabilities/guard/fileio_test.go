@@ -39,6 +39,8 @@ func (f *okFS) MkdirAll(context.Context, string) error       { f.calls++; return
 func TestFileDecisions(t *testing.T) {
 	ws, logs, docs, outside := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
 	require.NoError(t, os.Symlink(outside, filepath.Join(ws, "escape")))
+	require.NoError(t, os.MkdirAll(filepath.Join(ws, ".git"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(ws, ".git", "config"), []byte("[core]\n\thooksPath = .husky\n"), 0o644))
 	g := NewFileIO(&okFS{}, FileOptions{
 		Workspace: ws, Readable: []string{logs},
 		Rules:  []FileRule{{Path: docs, Read: true}, {Path: filepath.Join(ws, "private"), Secret: true}},
@@ -54,7 +56,12 @@ func TestFileDecisions(t *testing.T) {
 		{filepath.Join(ws, ".env"), false, "a secret (.env)"},
 		{filepath.Join(ws, "certs/tls.key"), true, "a secret (tls.key)"},
 		{filepath.Join(ws, ".git/config"), false, ""},
-		{filepath.Join(ws, ".git/config"), true, "inside .git/"},
+		{filepath.Join(ws, ".git/config"), true, "a git control path"},
+		{filepath.Join(ws, ".git/commondir"), true, "a git control path"},
+		{filepath.Join(ws, "api/.git/hooks/post-checkout"), true, "a git control path"},
+		{filepath.Join(ws, "lib/.git"), true, "a git control path"},
+		{filepath.Join(ws, ".husky/pre-commit"), true, "a git control path"},
+		{filepath.Join(ws, ".husky/pre-commit"), false, ""},
 		{filepath.Join(outside, "x"), false, "outside the workspace"},
 		{filepath.Join(outside, "x"), true, "outside the workspace"},
 		{filepath.Join(ws, "escape/x"), false, "outside the workspace"},

@@ -38,9 +38,10 @@ type ShellOptions struct {
 	Sandbox func() (available bool, why string)
 }
 
-// Shell is a capabilities.Shell that runs what Check allows, runs what
-// Check would confine in the sandbox when there is one, and asks before
-// running anything else.
+// Shell is a capabilities.Shell that runs what Check allows or would
+// confine in the sandbox when there is one (without one, what it allows
+// runs unconfined), and asks before running anything else: with the
+// sandbox available, nothing runs outside it unless the user said yes.
 type Shell struct {
 	inner capabilities.Shell
 	opts  ShellOptions
@@ -56,7 +57,8 @@ func NewShell(inner capabilities.Shell, opts ShellOptions) *Shell {
 // Execute implements capabilities.Shell. A command the user declines, or
 // one whose approval was withdrawn because the thread was aborted,
 // returns a *capabilities.DeniedError. What the user approved (now or
-// with ALWAYS) runs unconfined, as approved. A confined run that the
+// with ALWAYS) runs unconfined, as approved; everything else runs
+// confined when the sandbox is available. A confined run that the
 // sandbox blocked offers to run the command again outside it.
 func (s *Shell) Execute(ctx context.Context, command string, opts capabilities.ExecOptions) (*capabilities.ExecResult, error) {
 	if opts.Cwd == "" {
@@ -68,13 +70,19 @@ func (s *Shell) Execute(ctx context.Context, command string, opts capabilities.E
 		return s.inner.Execute(ctx, command, opts)
 	}
 	v := s.decide(command, opts.Cwd)
+	available, why := s.sandbox()
 	switch {
+	case v.Allow && available:
+		// Even a command the checker proves read-only runs confined:
+		// what git or a tool executes from a planted configuration then
+		// runs without credentials, network or writes outside the
+		// workspace.
+		return s.confined(ctx, command, opts, key, true)
 	case v.Allow:
 		return s.inner.Execute(ctx, command, opts)
 	case v.Sandbox:
-		available, why := s.sandbox()
 		if available {
-			return s.confined(ctx, command, opts, key)
+			return s.confined(ctx, command, opts, key, false)
 		}
 		v.Reason = fmt.Sprintf("%s; the sandbox that would run it confined is off (%s)", v.Reason, why)
 	}
@@ -87,11 +95,18 @@ func (s *Shell) Execute(ctx context.Context, command string, opts capabilities.E
 // confined runs command in the sandbox. When the sandbox blocked
 // something, the user may run it again outside: yes returns that run's
 // result; no (or an abort while asking) returns the confined one, which
-// says what was blocked.
-func (s *Shell) confined(ctx context.Context, command string, opts capabilities.ExecOptions, key string) (*capabilities.ExecResult, error) {
+// says what was blocked. A command the checker allows (allowed) that
+// cannot be confined at all — a workspace too large for the secret
+// scan, a sandbox that failed to start — runs unconfined, as it would
+// without a sandbox: the checker proved it read-only, and the shell's
+// hardened environment keeps git from running repository programs.
+func (s *Shell) confined(ctx context.Context, command string, opts capabilities.ExecOptions, key string, allowed bool) (*capabilities.ExecResult, error) {
 	confinedOpts := opts
 	confinedOpts.Sandbox = true
 	res, err := s.inner.Execute(ctx, command, confinedOpts)
+	if err != nil && ctx.Err() == nil && allowed {
+		return s.inner.Execute(ctx, command, opts)
+	}
 	if err != nil && ctx.Err() == nil {
 		// It could not run confined (a workspace too large to scan for
 		// secrets, a sandbox that failed to start): never run it

@@ -59,16 +59,41 @@ func TestSandboxVerdictRunsConfinedWithoutAsking(t *testing.T) {
 	assert.Empty(t, b.Pending(""))
 }
 
-func TestAllowedAndApprovedCommandsRunUnconfined(t *testing.T) {
+// With the sandbox available, what the checker allows runs confined
+// too; only what the user approved runs outside it.
+func TestAllowedRunsConfinedAndApprovedRunsUnconfined(t *testing.T) {
 	s, inner, b := sandboxSetup(true)
-	res, err := s.Execute(context.Background(), "ls", capabilities.ExecOptions{Sandbox: true})
+	res, err := s.Execute(context.Background(), "ls", capabilities.ExecOptions{})
 	require.NoError(t, err)
-	assert.False(t, res.Confined, "allowed: unconfined, whatever the caller set")
+	assert.True(t, res.Confined, "allowed: confined when the sandbox is there")
 	go answerNext(t, b, approval.Allow)
-	res, err = s.Execute(context.Background(), "git push", capabilities.ExecOptions{})
+	res, err = s.Execute(context.Background(), "git push", capabilities.ExecOptions{Sandbox: true})
 	require.NoError(t, err)
-	assert.False(t, res.Confined, "approved: runs as approved, outside the sandbox")
-	assert.Equal(t, []bool{false, false}, sandboxed(inner))
+	assert.False(t, res.Confined, "approved: runs as approved, outside the sandbox, whatever the caller set")
+	assert.Equal(t, []bool{true, false}, sandboxed(inner))
+}
+
+// Without a sandbox an allowed command runs unconfined, as before; one
+// the sandbox cannot start for (a workspace too large to scan) too,
+// without asking: the checker proved it read-only.
+func TestAllowedRunsUnconfinedWithoutASandbox(t *testing.T) {
+	s, inner, b := sandboxSetup(false)
+	res, err := s.Execute(context.Background(), "ls", capabilities.ExecOptions{})
+	require.NoError(t, err)
+	assert.False(t, res.Confined)
+	assert.Equal(t, []bool{false}, sandboxed(inner))
+
+	inner = memshell.New(memshell.Script{Match: func(string) bool { return true },
+		ConfinedErr: errors.New("the workspace has more files than the sandbox scans")})
+	s = NewShell(inner, ShellOptions{
+		Workspace: "/ws", Cwd: "/ws", Check: threeWay, Broker: b, Remembered: NewRemembered(),
+		Sandbox: func() (bool, string) { return true, "" },
+	})
+	res, err = s.Execute(context.Background(), "ls", capabilities.ExecOptions{})
+	require.NoError(t, err)
+	assert.False(t, res.Confined)
+	assert.Equal(t, []bool{true, false}, sandboxed(inner))
+	assert.Empty(t, b.Pending(""))
 }
 
 func TestSandboxVerdictAsksWhenTheSandboxIsOff(t *testing.T) {

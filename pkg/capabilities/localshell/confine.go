@@ -10,11 +10,14 @@ import (
 
 // Confiner runs commands in a sandbox (the host builds one over
 // pkg/sandbox's Policy; tests may give their own). Prefix returns the
-// argv to put before bash and the environment entries to add, for a
-// command whose working directory is cwd; Blocked reads a confined
-// command's output and says what the sandbox stopped, or "".
+// argv to put before bash and the whole environment of a command whose
+// working directory is cwd, given the environment it would have
+// unconfined (the sandbox keeps an allowlist of it); terminal says the
+// command runs on a pseudo-terminal of its own, which must stay its
+// controlling terminal. Blocked reads a confined command's output and
+// says what the sandbox stopped, or "".
 type Confiner interface {
-	Prefix(cwd string) (argv, env []string, err error)
+	Prefix(cwd string, env []string, terminal bool) (argv, confinedEnv []string, err error)
 	Blocked(output []byte, exitCode int) string
 }
 
@@ -23,14 +26,24 @@ type Confiner interface {
 var errNoConfiner = errors.New("this shell cannot run commands confined (no sandbox)")
 
 // confinedLaunch launches bash under the confiner's prefix, with the
-// hardened environment minus credentials: a confined command may reach
-// the network when sandbox.network allows it, and API keys are what an
-// injected prompt would send out.
+// environment the confiner keeps of the hardened one: a confined
+// command may reach the network when sandbox.network allows it, and
+// API keys and database URLs are what an injected prompt would send
+// out.
 func (s *Shell) confinedLaunch(command, cwd string, env []string) (*Launch, error) {
+	return s.confinedLaunchOn(command, cwd, env, false)
+}
+
+// confinedTerminalLaunch is confinedLaunch for a command on a PTY.
+func (s *Shell) confinedTerminalLaunch(command, cwd string, env []string) (*Launch, error) {
+	return s.confinedLaunchOn(command, cwd, env, true)
+}
+
+func (s *Shell) confinedLaunchOn(command, cwd string, env []string, terminal bool) (*Launch, error) {
 	if s.confiner == nil {
 		return nil, errNoConfiner
 	}
-	prefix, extra, err := s.confiner.Prefix(cwd)
+	prefix, confinedEnv, err := s.confiner.Prefix(cwd, env, terminal)
 	if err != nil {
 		return nil, err
 	}
@@ -40,23 +53,8 @@ func (s *Shell) confinedLaunch(command, cwd string, env []string) (*Launch, erro
 	args := append(append(append([]string(nil), prefix[1:]...), "bash", "--noprofile", "--norc", "-c"), command)
 	cmd := exec.Command(prefix[0], args...)
 	cmd.Dir = cwd
-	cmd.Env = append(withoutCredentials(env), extra...)
+	cmd.Env = confinedEnv
 	return &Launch{Cmd: cmd}, nil
-}
-
-// withoutCredentials drops variables whose names say they hold a secret.
-func withoutCredentials(env []string) []string {
-	out := make([]string, 0, len(env))
-	for _, kv := range env {
-		name, _, _ := strings.Cut(kv, "=")
-		upper := strings.ToUpper(name)
-		if strings.Contains(upper, "API_KEY") || strings.Contains(upper, "TOKEN") || strings.Contains(upper, "SECRET") ||
-			strings.Contains(upper, "PASSWORD") || strings.HasSuffix(upper, "_KEY") {
-			continue
-		}
-		out = append(out, kv)
-	}
-	return out
 }
 
 // blockedBy asks the confiner what a failed confined run ran into,

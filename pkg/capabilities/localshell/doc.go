@@ -170,12 +170,13 @@
 //
 // Without a PTY (OpenPTY failed) the command runs with pipes, stdin
 // /dev/null, and ExecResult.NotInteractive says why; OnTerminal is not
-// called. A confined command (ExecOptions.Sandbox) runs that way too:
-// bubblewrap's --new-session, kept so a sandboxed command cannot push
-// input into a terminal with TIOCSTI, starts it without controlling
-// terminal — Ctrl-C and SIGWINCH would reach bwrap, and whatever opens
-// /dev/tty (ssh, sudo, git asking for a password) would fail. A terminal
-// that half works would mislead the model more than pipes that say so.
+// called. A confined interactive command (ExecOptions.Sandbox) gets its
+// PTY too: the Confiner is asked for a terminal prefix (for bubblewrap,
+// without --new-session), the supervisor makes bwrap the session leader
+// with the PTY as its controlling terminal, and the command inside
+// keeps it — Ctrl-C, SIGWINCH and /dev/tty work as unconfined. TIOCSTI
+// can only push input into the command's own PTY, never into the
+// editor's terminal (another session).
 //
 // # Log
 //

@@ -8,16 +8,6 @@ import (
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
 )
 
-// notInteractiveConfined is ExecResult.NotInteractive of a confined
-// interactive command. bubblewrap's --new-session (kept so a confined
-// command cannot push keystrokes into a terminal with TIOCSTI) starts
-// the command in a session without controlling terminal: it could read
-// the PTY on stdin, but Ctrl-C and SIGWINCH would reach bwrap rather than
-// the command, and whatever opens /dev/tty (ssh, sudo, git asking for a
-// password) would fail. Rather than a terminal that half works, the
-// command runs confined with pipes.
-const notInteractiveConfined = "interactive commands cannot run in the sandbox (bubblewrap's --new-session leaves them no controlling terminal): it ran confined, with pipes, without input"
-
 // terminalOutputs read an interactive command's PTY master through its
 // terminal emulator.
 type terminalOutputs struct {

@@ -190,23 +190,30 @@ func TestInteractiveFallbackWithoutPTY(t *testing.T) {
 	assert.Equal(t, []string{"stdout: hi", "stdout: read=1"}, lines(res))
 }
 
-func TestInteractiveConfinedRunsWithPipes(t *testing.T) {
-	sh := New(Options{LogRoot: t.TempDir(), Confiner: envConfiner{}})
+// A confined interactive command gets a PTY: the confiner is asked for
+// its terminal prefix, and the command sees a terminal.
+func TestInteractiveConfinedGetsATerminal(t *testing.T) {
+	conf := &envConfiner{}
+	sh := New(Options{LogRoot: t.TempDir(), Confiner: conf})
 	called := false
-	res := run(t, sh, "echo hi", capabilities.ExecOptions{Interactive: true, Sandbox: true,
+	res := run(t, sh, "test -t 0 && test -t 1 && echo tty", capabilities.ExecOptions{Interactive: true, Sandbox: true,
 		OnTerminal: func(capabilities.Terminal) { called = true }})
-	assert.False(t, called)
+	assert.True(t, called)
 	assert.True(t, res.Confined)
-	assert.False(t, res.Interactive)
-	assert.Equal(t, notInteractiveConfined, res.NotInteractive)
-	assert.Equal(t, []string{"stdout: hi"}, lines(res))
+	assert.True(t, res.Interactive)
+	assert.Empty(t, res.NotInteractive)
+	assert.True(t, conf.terminal)
+	assert.Contains(t, strings.Join(lines(res), "\n"), "tty")
 }
 
 // envConfiner "confines" with env(1): enough to see which path ran.
-type envConfiner struct{}
+type envConfiner struct{ terminal bool }
 
-func (envConfiner) Prefix(string) ([]string, []string, error) { return []string{"env"}, nil, nil }
-func (envConfiner) Blocked([]byte, int) string                { return "" }
+func (c *envConfiner) Prefix(_ string, env []string, terminal bool) ([]string, []string, error) {
+	c.terminal = terminal
+	return []string{"env"}, env, nil
+}
+func (*envConfiner) Blocked([]byte, int) string { return "" }
 
 func TestInteractiveSubscribeReplay(t *testing.T) {
 	r := startInteractive(t, context.Background(), newShell(t), "echo first-output; read -r _; echo second-output", capabilities.ExecOptions{})

@@ -179,17 +179,20 @@ func (s *Shell) Execute(ctx context.Context, command string, opts capabilities.E
 	if interactive && s.launchInteractive != nil {
 		launcher = s.launchInteractive
 	}
+	pipeLauncher := s.launch
 	if opts.Sandbox {
-		launcher = s.confinedLaunch
+		// A confined interactive command gets a PTY of its own, which
+		// stays its controlling terminal inside the sandbox.
+		launcher, pipeLauncher = s.confinedLaunch, s.confinedLaunch
 		if interactive {
-			res.NotInteractive, interactive = notInteractiveConfined, false
+			launcher = s.confinedTerminalLaunch
 		}
 	}
 	var ptyMaster, ptySlave *os.File
 	if interactive {
 		if ptyMaster, ptySlave, err = s.openPTY(); err != nil {
 			res.NotInteractive = "no pseudo-terminal (" + err.Error() + "): it ran with pipes, without input"
-			interactive, launcher = false, s.launch
+			interactive, launcher = false, pipeLauncher
 		}
 	}
 	env := s.env

@@ -21,6 +21,9 @@ type Script struct {
 	Lines []capabilities.OutputLine
 	// Err, when set, is returned instead of a result (nothing streamed).
 	Err error
+	// ConfinedErr, when set, is returned instead of a result by a
+	// confined run only: a sandbox that cannot start.
+	ConfinedErr error
 	// Blocked, when set, is what a confined run of the command reports
 	// the sandbox blocked (ExecResult.Blocked); an unconfined run of the
 	// same script reports nothing blocked.
@@ -80,6 +83,9 @@ func (s *Shell) Execute(ctx context.Context, command string, opts capabilities.E
 	}
 	if sc.Err != nil {
 		return nil, sc.Err
+	}
+	if sc.ConfinedErr != nil && opts.Sandbox {
+		return nil, sc.ConfinedErr
 	}
 	if opts.OnStart != nil {
 		// A real shell reports the timeout it applies; this one applies

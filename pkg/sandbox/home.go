@@ -1,0 +1,151 @@
+package sandbox
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// SystemRoots are the top-level directories a confined command sees,
+// read-only: programs, libraries, system configuration, package state.
+// Everything else at the top of the file system — /home, /root, /srv,
+// /mnt, /media, a /work holding sibling projects — is absent unless it
+// is the workspace or listed in Policy.AllowRead. /tmp, /run and
+// /var/tmp are private and empty, /dev and /proc the sandbox's own.
+var SystemRoots = []string{
+	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+	"/etc", "/opt", "/var", "/sys", "/nix", "/snap", "/gnu",
+}
+
+// HomeToolchains are the paths under the home directory a confined
+// command reads, relative to Policy.Home: the language toolchains,
+// package caches and module stores a build or a test run reads. The
+// rest of the home directory is an empty, private directory that
+// vanishes with the command (tools that write a dotfile there still
+// run). They are read-only on purpose: a build cache or module store a
+// confined command could write is a way to plant code the user's next
+// unconfined build runs (a poisoned go-build entry, a patched crate
+// source). Go, Cargo, npm and pip all build from a cache they cannot
+// write to; what they would have added is simply not kept.
+//
+// Secrets inside these stay hidden (DefaultHide masks
+// ~/.cargo/credentials.toml, ~/.gem/credentials…).
+var HomeToolchains = []string{
+	"go", ".cache/go-build", ".config/go",
+	".cargo/bin", ".cargo/registry", ".cargo/git", ".rustup",
+	".npm", ".nvm", ".volta", ".bun", ".deno", ".yarn", ".cache/yarn", ".local/share/pnpm", ".cache/pnpm",
+	".local/bin", ".local/lib", ".pyenv", ".cache/pip", ".cache/pypoetry", ".cache/uv", ".local/share/uv", ".virtualenvs",
+	".m2/repository", ".gradle/caches", ".gradle/wrapper", ".sdkman",
+	".rbenv", ".gem", ".local/share/gem",
+	".asdf", ".local/share/mise", ".ghcup", ".cabal", ".stack", ".elan", ".opam",
+	".dotnet", ".nuget/packages",
+}
+
+// homeGitConfigs are the user's git configuration files: git reads them
+// for ignores, attributes and aliases, so a confined `git status` sees
+// what the user's does. Each is shown only when it holds no credential
+// (a token in a remote URL, sendemail.smtpPass…): such a file stays
+// hidden.
+var homeGitConfigs = []string{".gitconfig", ".config/git/config", ".config/git/ignore", ".config/git/attributes"}
+
+// toolchainVars name directories the toolchains may keep outside the
+// home directory; their existing paths are shown read-only too.
+var toolchainVars = []string{"GOPATH", "GOMODCACHE", "GOCACHE", "GOROOT", "RUSTUP_HOME", "npm_config_cache", "PIP_CACHE_DIR"}
+
+// homeReads returns the resolved paths under home (and the toolchain
+// directories the environment names) a confined command may read.
+func homeReads(home string) []string {
+	var out []string
+	add := func(p string) {
+		if exists(p) {
+			out = append(out, resolve(p))
+		}
+	}
+	for _, rel := range HomeToolchains {
+		add(filepath.Join(home, rel))
+	}
+	for _, rel := range homeGitConfigs {
+		p := filepath.Join(home, rel)
+		if text, err := readSmall(p, maxGitConfigBytes); err == nil && !gitConfigHasCredential(text) {
+			add(p)
+		}
+	}
+	for _, v := range toolchainVars {
+		for _, p := range filepath.SplitList(os.Getenv(v)) {
+			if filepath.IsAbs(p) && !strings.ContainsRune(p, 0) {
+				add(filepath.Clean(p))
+			}
+		}
+	}
+	if ch := os.Getenv("CARGO_HOME"); filepath.IsAbs(ch) {
+		for _, sub := range []string{"bin", "registry", "git"} {
+			add(filepath.Join(ch, sub)) // not its credentials
+		}
+	}
+	return out
+}
+
+// maxGitConfigBytes bounds the git configuration files read for
+// credentials; a larger one is not shown.
+const maxGitConfigBytes = 1 << 20
+
+// readSmall reads a regular file of at most limit bytes.
+func readSmall(path string, limit int64) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > limit {
+		return nil, os.ErrInvalid
+	}
+	return os.ReadFile(path)
+}
+
+// gitConfigHasCredential reports whether a git config file's text holds
+// a credential by secrets.GitConfigCredential, reading it line by line
+// (sections, keys, values; quoted values unquoted). It errs on the side
+// of "yes": a line it cannot place is judged with the key alone.
+func gitConfigHasCredential(text []byte) bool {
+	section := ""
+	sc := bufio.NewScanner(bytes.NewReader(text))
+	sc.Buffer(make([]byte, 64<<10), maxGitConfigBytes)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(line, "[") {
+			header, rest, _ := strings.Cut(line[1:], "]")
+			section = gitSection(header)
+			line = strings.TrimSpace(rest)
+		}
+		if line == "" || line[0] == '#' || line[0] == ';' {
+			continue
+		}
+		key, val, _ := strings.Cut(line, "=")
+		key = strings.ToLower(strings.TrimSpace(key))
+		val = strings.Trim(strings.TrimSpace(val), `"`)
+		if gitCredentialStub(section+"."+key, val) {
+			return true
+		}
+	}
+	return sc.Err() != nil
+}
+
+// gitSection turns a section header's inside (`remote "origin"`,
+// `http.https://x.example`) into git's canonical key prefix: the
+// section lower-cased, a subsection as written.
+func gitSection(header string) string {
+	header = strings.TrimSpace(header)
+	if name, sub, ok := strings.Cut(header, " "); ok {
+		return strings.ToLower(name) + "." + strings.Trim(strings.TrimSpace(sub), `"`)
+	}
+	if name, sub, ok := strings.Cut(header, "."); ok {
+		return strings.ToLower(name) + "." + sub
+	}
+	return strings.ToLower(header)
+}
+
+func gitCredentialStub(key, val string) bool {
+	return strings.Contains(key, "pass") || strings.Contains(key, "token") || strings.Contains(key, "extraheader") ||
+		strings.Contains(val, "@") && strings.Contains(val, "://") && !strings.HasPrefix(val, "ssh://")
+}
