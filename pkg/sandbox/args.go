@@ -34,7 +34,7 @@ type Launch struct {
 //     namespace, an empty private /tmp, /run and /var/tmp; with the
 //     network allowed, the resolver configuration /etc/resolv.conf links
 //     to under /run;
-//   - an empty, private home directory (deny by default), then, deepest
+//   - an empty, read-only home directory (deny by default), then, deepest
 //     last, the HomeToolchains and AllowRead paths read-only and the
 //     workspace and AllowWrite paths read-write, each under its resolved
 //     name and the name it was given;
@@ -191,7 +191,7 @@ const (
 	mountRW
 )
 
-// bindArgs hides the home directory behind an empty tmpfs and binds
+// bindArgs hides the home directory behind an empty read-only tmpfs and binds
 // back the read roots read-only and the write roots read-write, each at
 // its resolved path and, when it was given through a symlink that the
 // sandbox would not show, at the given path too. Shallower mounts go
@@ -223,16 +223,23 @@ func (r rules) bindArgs(workspace string, allowWrite []string) []string {
 		}
 		return x.kind - y.kind
 	})
-	var a []string
+	var a, readOnly []string
 	for _, m := range ms {
 		switch m.kind {
 		case mountTmpfs:
 			a = append(a, "--tmpfs", m.dst)
+			readOnly = append(readOnly, m.dst)
 		case mountRO:
 			a = append(a, "--ro-bind", m.src, m.dst)
 		default:
 			a = append(a, "--bind", m.src, m.dst)
 		}
+	}
+	// The empty home is made read-only once the binds inside it have
+	// their mount points: a write there fails (and Blocked says so)
+	// rather than vanishing with the command as if it had worked.
+	for _, dst := range readOnly {
+		a = append(a, "--remount-ro", dst)
 	}
 	return a
 }

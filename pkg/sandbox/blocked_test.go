@@ -30,6 +30,7 @@ func TestBlockedRecognisesRealOutputs(t *testing.T) {
 		{"touch " + escaped, "the sandbox blocked writing " + escaped},
 		{"echo x > " + escaped, "the sandbox blocked writing " + escaped},
 		{"mkdir /etc/magenta-newdir", "the sandbox blocked writing /etc/magenta-newdir"},
+		{`touch "$HOME/escaped.txt"`, "the sandbox blocked writing " + filepath.Join(w.home, "escaped.txt")},
 		{`cat "$HOME/notes.txt"`, "the sandbox blocked reading " + filepath.Join(w.home, "notes.txt")},
 		{"echo evil > .git/hooks/pre-commit", "the sandbox blocked writing .git/hooks/pre-commit"},
 		{"echo evil >> .git/config", "the sandbox blocked writing .git/config"},

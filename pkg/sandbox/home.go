@@ -22,9 +22,9 @@ var SystemRoots = []string{
 // HomeToolchains are the paths under the home directory a confined
 // command reads, relative to Policy.Home: the language toolchains,
 // package caches and module stores a build or a test run reads. The
-// rest of the home directory is an empty, private directory that
-// vanishes with the command (tools that write a dotfile there still
-// run). They are read-only on purpose: a build cache or module store a
+// rest of the home directory is an empty, read-only directory: a write
+// there fails and the sandbox says it blocked it, rather than vanishing
+// as if it had worked. They are read-only on purpose: a build cache or module store a
 // confined command could write is a way to plant code the user's next
 // unconfined build runs (a poisoned go-build entry, a patched crate
 // source). Go, Cargo, npm and pip all build from a cache they cannot
