@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -138,4 +139,33 @@ func TestGitProtectedPaths(t *testing.T) {
 	} {
 		assert.Equal(t, writable, p.Writable(filepath.Join(ws, path)), path)
 	}
+}
+
+// The scan reads a directory again when it changed: a secret or a .git
+// created, moved or removed since the last scan is seen at the next.
+func TestScanCacheSeesChanges(t *testing.T) {
+	defer func(w time.Duration) { racyWindow = w }(racyWindow)
+	racyWindow = 0 // trust every stamp: only a changed stamp makes a read
+	ws := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(ws, "a", "b"), 0o755))
+	names := func(paths []string) []string {
+		var out []string
+		for _, p := range paths {
+			rel, _ := filepath.Rel(ws, p)
+			out = append(out, rel)
+		}
+		return out
+	}
+	assert.Empty(t, scanWorkspace(ws, MaxScanEntries).secrets)
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "a", "b", ".env"), nil, 0o644))
+	assert.Equal(t, []string{"a/b/.env"}, names(scanWorkspace(ws, MaxScanEntries).secrets))
+	require.NoError(t, os.Rename(filepath.Join(ws, "a", "b"), filepath.Join(ws, "a", "c")))
+	assert.Equal(t, []string{"a/c/.env"}, names(scanWorkspace(ws, MaxScanEntries).secrets))
+	require.NoError(t, os.Mkdir(filepath.Join(ws, "a", "c", ".git"), 0o755))
+	assert.Equal(t, []string{"a/c/.git"}, names(scanWorkspace(ws, MaxScanEntries).gitPaths))
+	require.NoError(t, os.Remove(filepath.Join(ws, "a", "c", ".env")))
+	assert.Empty(t, scanWorkspace(ws, MaxScanEntries).secrets)
+	require.NoError(t, os.MkdirAll(filepath.Join(ws, "deploy", ".kube"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "deploy", ".kube", "config"), nil, 0o644))
+	assert.Equal(t, []string{"deploy/.kube/config"}, names(scanWorkspace(ws, MaxScanEntries).secrets), "a name secret only in its directory")
 }

@@ -3,6 +3,9 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
 
 	"github.com/magenta-nvim/magenta/pkg/gitctl"
 	"github.com/magenta-nvim/magenta/pkg/secrets"
@@ -38,38 +41,108 @@ type scanResult struct {
 
 // scanWorkspace walks the workspace breadth first, without following
 // symlinked directories, and collects the entries whose own name is a
-// secret (secrets.In) and every .git entry, without descending into
+// secret (secrets.Name) and every .git entry, without descending into
 // them. Unreadable directories are passed over: the sandbox cannot read
-// them either.
+// them either. A directory unchanged since an earlier scan (dirCache)
+// is not read again.
 func scanWorkspace(root string, limit int) scanResult {
 	queue := []string{root}
 	seen := 0
 	var found, gitPaths []string
+	now := time.Now()
 	for len(queue) > 0 {
 		dir := queue[0]
 		queue = queue[1:]
-		entries, err := os.ReadDir(dir)
-		if err != nil {
+		d, ok := scanDir(dir, now)
+		if !ok {
 			continue
 		}
-		for _, e := range entries {
-			if seen >= limit {
-				return scanResult{secrets: found, gitPaths: gitPaths, complete: false}
-			}
-			seen++
-			path := filepath.Join(dir, e.Name())
-			if gitctl.DotGit(e.Name()) {
-				gitPaths = append(gitPaths, path)
-				continue
-			}
-			if secrets.In([]string{e.Name()}) != "" {
-				found = append(found, path)
-				continue
-			}
-			if e.IsDir() && !skipDir(e.Name()) {
-				queue = append(queue, path)
-			}
+		if seen+d.entries > limit {
+			return scanResult{secrets: found, gitPaths: gitPaths, complete: false}
+		}
+		seen += d.entries
+		for _, name := range d.git {
+			gitPaths = append(gitPaths, filepath.Join(dir, name))
+		}
+		for _, name := range d.secrets {
+			found = append(found, filepath.Join(dir, name))
+		}
+		for _, name := range d.subdirs {
+			queue = append(queue, filepath.Join(dir, name))
 		}
 	}
 	return scanResult{secrets: found, gitPaths: gitPaths, complete: true}
+}
+
+// scannedDir is what the scan keeps of one directory, with the stamp
+// that says whether it is still true: its inode, change and
+// modification times (creating, removing or renaming an entry changes
+// them; a change inside a subdirectory is that subdirectory's).
+type scannedDir struct {
+	ino                   uint64
+	mtime, ctime          int64
+	entries               int
+	subdirs, secrets, git []string // names
+}
+
+// dirCache holds scanned directories by path, for every workspace this
+// process scans; it is emptied when it passes maxCachedDirs.
+var dirCache = struct {
+	sync.Mutex
+	m map[string]*scannedDir
+}{m: map[string]*scannedDir{}}
+
+const maxCachedDirs = 200_000
+
+// racyWindow: a directory changed this recently may change again within
+// the same timestamp, so it is read again rather than trusted (git's
+// "racy" index entries). A variable for the benchmarks.
+var racyWindow = 2 * time.Second
+
+// scanDir returns what dir holds, from the cache when its stamp has not
+// changed, else read anew; ok is false when it cannot be read.
+func scanDir(dir string, now time.Time) (*scannedDir, bool) {
+	fi, err := os.Lstat(dir)
+	if err != nil || !fi.IsDir() {
+		return nil, false
+	}
+	st, _ := fi.Sys().(*syscall.Stat_t)
+	var stamp scannedDir
+	if st != nil {
+		stamp = scannedDir{ino: st.Ino, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}
+	}
+	dirCache.Lock()
+	c := dirCache.m[dir]
+	dirCache.Unlock()
+	if c != nil && st != nil && c.ino == stamp.ino && c.mtime == stamp.mtime && c.ctime == stamp.ctime {
+		return c, true
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, false
+	}
+	d := &stamp
+	d.entries = len(entries)
+	parent := filepath.Base(dir)
+	for _, e := range entries {
+		name := e.Name()
+		switch {
+		case gitctl.DotGit(name):
+			d.git = append(d.git, name)
+		case secrets.Name(parent, name):
+			d.secrets = append(d.secrets, name)
+		case e.IsDir() && !skipDir(name):
+			d.subdirs = append(d.subdirs, name)
+		}
+	}
+	recent := now.Sub(time.Unix(0, max(stamp.mtime, stamp.ctime))) < racyWindow
+	if st != nil && !recent {
+		dirCache.Lock()
+		if len(dirCache.m) >= maxCachedDirs {
+			dirCache.m = map[string]*scannedDir{}
+		}
+		dirCache.m[dir] = d
+		dirCache.Unlock()
+	}
+	return d, true
 }
