@@ -116,6 +116,11 @@ type ExecResult struct {
 	// tell from the run ("the sandbox blocked writing /home/u/x"), else "".
 	// Only a confined run sets it.
 	Blocked string
+	// Disarmed says what the sandbox undid after a confined run, in
+	// sentences ("the command created a git repository at sub whose
+	// config setting filter.x.clean would run a program …; it was
+	// renamed …"), else empty.
+	Disarmed []string
 	// Interactive is set when the command ran under a PTY.
 	// NotInteractive says why an interactive command ran with pipes
 	// instead ("no pseudo-terminal: …"), else "".

@@ -52,7 +52,7 @@ func (h *Host) environment(opts config.Options, cwd, dataDir string) (*capabilit
 	inner := localshell.New(localshell.Options{
 		LogRoot: opts.LogRoot(), MaxTimeout: opts.MaxShellTimeout(), Cwd: env.Cwd,
 		LogMaxBytes: opts.Shell.LogMaxBytes, LogQuota: opts.Shell.LogQuotaBytes, LogMaxAge: opts.LogMaxAge(),
-		Confiner: confiner{probe: probe, policy: policy},
+		Confiner: localshell.BwrapConfiner{Status: probe.confinerStatus, Policy: policy},
 	})
 	// The shell may have fallen back from a log root it must not use
 	// (a symlink, another user's directory); everything else follows it.

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -109,44 +110,13 @@ func sandboxPolicy(opts config.Sandbox, workspace string) sandbox.Policy {
 		AllowRead: opts.AllowRead, Env: opts.Env, Network: network}
 }
 
-// confiner implements localshell.Confiner over the probe's status and the
-// workspace's policy: the same Policy the checker consults (Writable,
-// Readable) decides the mounts.
-type confiner struct {
-	probe  *sandboxProbe
-	policy sandbox.Policy
-}
-
-// Prefix returns the bwrap argv prefix and environment for a command in
-// cwd: of env, what the policy's allowlist keeps. A workspace too large
-// for the secret scan is refused rather than confined with secrets the
-// scan did not reach.
-func (c confiner) Prefix(cwd string, env []string, terminal bool) ([]string, []string, error) {
-	st, done := c.probe.Status()
+// confinerStatus is the probe's answer in the form
+// localshell.BwrapConfiner takes.
+func (p *sandboxProbe) confinerStatus() (sandbox.Status, error) {
+	st, done := p.Status()
 	if !done || !st.Available {
-		_, why := c.probe.Available()
-		return nil, nil, fmt.Errorf("the sandbox is unavailable: %s", why)
+		_, why := p.Available()
+		return sandbox.Status{}, errors.New(why)
 	}
-	args := c.policy.Args
-	if terminal {
-		args = c.policy.TerminalArgs
-	}
-	l, err := args(st, cwd)
-	if err != nil {
-		return nil, nil, err
-	}
-	if !l.Complete {
-		return nil, nil, fmt.Errorf("the workspace has more than %d files, more than the sandbox scans for secrets to hide; the command was not run confined", sandbox.MaxScanEntries)
-	}
-	return l.Prefix, append(c.policy.Environ(env), l.Env...), nil
-}
-
-// Blocked says what the sandbox blocked, judging a confined command's
-// output.
-func (c confiner) Blocked(out []byte, exitCode int) string {
-	what, ok := sandbox.Blocked(out, exitCode, c.policy)
-	if !ok {
-		return ""
-	}
-	return what
+	return st, nil
 }

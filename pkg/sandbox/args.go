@@ -23,6 +23,9 @@ type Launch struct {
 	// CwdWritable says whether writes in the working directory reach the
 	// host (false when it lies outside the workspace and AllowWrite).
 	CwdWritable bool
+	// GitPaths are the .git entries the scan found, mounted read-only:
+	// what DisarmNewRepositories compares with after the command.
+	GitPaths []string
 }
 
 // Args returns the bubblewrap invocation that confines a command run in
@@ -123,6 +126,7 @@ func (p Policy) args(st Status, cwd string, terminal bool) (Launch, error) {
 		Env:         []string{"TMPDIR=" + privateTmp},
 		Complete:    scan.complete,
 		CwdWritable: r.writable(cwd),
+		GitPaths:    scan.gitPaths,
 	}, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -131,4 +132,34 @@ func TestEnvironKeepsAnAllowlist(t *testing.T) {
 		"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.fsmonitor", "GIT_CONFIG_VALUE_0=false",
 		"MY_TOOL_HOME=/opt/t",
 	}, got)
+}
+
+// A repository a confined command creates is its own; one that would
+// run a program at the user's next git command there is renamed aside
+// afterwards, a plain `git init` is left alone.
+func TestNewRepositoriesThatRunProgramsAreDisarmed(t *testing.T) {
+	w := newWorld(t)
+	launch, err := w.policy.Args(w.st, w.ws)
+	require.NoError(t, err)
+	r := w.run(t, w.policy, w.ws, `set -e
+git init -q plain
+git init -q filtered && printf '[filter "x"]\n\tclean = touch /tmp/pwned\n' >> filtered/.git/config
+git init -q hooked && printf '#!/bin/sh\ntouch /tmp/pwned\n' > hooked/.git/hooks/post-checkout
+mkdir -p redirect evil && git init -q evil && printf '[core]\n\tfsmonitor = touch /tmp/pwned\n' >> evil/.git/config
+echo "gitdir: ../evil/.git" > redirect/.git
+mkdir -p away && echo "gitdir: /tmp/elsewhere" > away/.git`)
+	require.Equal(t, 0, r.code, r.out)
+	notes := w.policy.DisarmNewRepositories(launch.GitPaths)
+	text := strings.Join(notes, "\n")
+	assert.Len(t, notes, 5, text)
+	assert.DirExists(t, filepath.Join(w.ws, "plain", ".git"))
+	for _, repo := range []string{"filtered", "hooked", "evil"} {
+		assert.NoDirExists(t, filepath.Join(w.ws, repo, ".git"), repo)
+		assert.DirExists(t, filepath.Join(w.ws, repo, ".git.disarmed-by-magenta"), repo)
+	}
+	assert.Contains(t, text, "filtered whose config setting filter.x.clean")
+	assert.Contains(t, text, "hooked whose hook post-checkout")
+	assert.Contains(t, text, "leads outside the workspace")
+	assert.NoFileExists(t, filepath.Join(w.ws, "redirect", ".git"))
+	assert.Empty(t, w.policy.DisarmNewRepositories(launch.GitPaths), "once disarmed, nothing more to do")
 }

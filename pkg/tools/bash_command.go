@@ -200,7 +200,11 @@ func confinementNote(res *capabilities.ExecResult, text, status string) (string,
 		text = "It ran in the sandbox, and " + res.Blocked + "; the user chose not to run it outside the sandbox (there, writes outside the workspace, secrets and the network are not allowed).\n" + text
 		status += " · " + res.Blocked
 	} else {
-		text = "It ran in the sandbox (workspace writable; home secrets hidden; network per sandbox.network).\n" + text
+		text = "It ran in the sandbox (workspace writable but for .git; home directory hidden but for toolchains; network per sandbox.network).\n" + text
+	}
+	for _, d := range res.Disarmed {
+		text = "Note: " + d + ".\n" + text
+		status += " · disarmed a planted git repository"
 	}
 	return text, status
 }

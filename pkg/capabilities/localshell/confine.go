@@ -9,16 +9,26 @@ import (
 )
 
 // Confiner runs commands in a sandbox (the host builds one over
-// pkg/sandbox's Policy; tests may give their own). Prefix returns the
-// argv to put before bash and the whole environment of a command whose
-// working directory is cwd, given the environment it would have
-// unconfined (the sandbox keeps an allowlist of it); terminal says the
-// command runs on a pseudo-terminal of its own, which must stay its
-// controlling terminal. Blocked reads a confined command's output and
-// says what the sandbox stopped, or "".
+// pkg/sandbox's Policy; tests may give their own). Confine returns how
+// to run a command whose working directory is cwd, given the
+// environment it would have unconfined (the sandbox keeps an allowlist
+// of it); terminal says the command runs on a pseudo-terminal of its
+// own, which must stay its controlling terminal. Blocked reads a
+// confined command's output and says what the sandbox stopped, or "".
 type Confiner interface {
-	Prefix(cwd string, env []string, terminal bool) (argv, confinedEnv []string, err error)
+	Confine(cwd string, env []string, terminal bool) (Confinement, error)
 	Blocked(output []byte, exitCode int) string
+}
+
+// Confinement is how one confined command runs.
+type Confinement struct {
+	// Argv is the prefix to put before bash; Env the command's whole
+	// environment.
+	Argv, Env []string
+	// After, when set, runs once the command and everything it started
+	// have ended, and returns what the sandbox had to undo
+	// (ExecResult.Disarmed).
+	After func() []string
 }
 
 // errNoConfiner answers a confined run on a shell without a sandbox: it
@@ -43,18 +53,19 @@ func (s *Shell) confinedLaunchOn(command, cwd string, env []string, terminal boo
 	if s.confiner == nil {
 		return nil, errNoConfiner
 	}
-	prefix, confinedEnv, err := s.confiner.Prefix(cwd, env, terminal)
+	c, err := s.confiner.Confine(cwd, env, terminal)
 	if err != nil {
 		return nil, err
 	}
+	prefix := c.Argv
 	if len(prefix) == 0 {
 		return nil, errNoConfiner
 	}
 	args := append(append(append([]string(nil), prefix[1:]...), "bash", "--noprofile", "--norc", "-c"), command)
 	cmd := exec.Command(prefix[0], args...)
 	cmd.Dir = cwd
-	cmd.Env = confinedEnv
-	return &Launch{Cmd: cmd}, nil
+	cmd.Env = c.Env
+	return &Launch{Cmd: cmd, After: c.After}, nil
 }
 
 // blockedBy asks the confiner what a failed confined run ran into,

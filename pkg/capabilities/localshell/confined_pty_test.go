@@ -15,37 +15,13 @@ import (
 	"github.com/magenta-nvim/magenta/pkg/sandbox/sandboxtest"
 )
 
-// bwrapConfiner confines with the real bubblewrap over a policy, as the
-// host's confiner does.
-type bwrapConfiner struct {
-	st     sandbox.Status
-	policy sandbox.Policy
-}
-
-func (c bwrapConfiner) Prefix(cwd string, env []string, terminal bool) ([]string, []string, error) {
-	args := c.policy.Args
-	if terminal {
-		args = c.policy.TerminalArgs
-	}
-	l, err := args(c.st, cwd)
-	if err != nil {
-		return nil, nil, err
-	}
-	return l.Prefix, append(c.policy.Environ(env), l.Env...), nil
-}
-
-func (c bwrapConfiner) Blocked(out []byte, code int) string {
-	what, _ := sandbox.Blocked(out, code, c.policy)
-	return what
-}
-
 func confinedShell(t *testing.T, unsupervised bool) (*Shell, string) {
 	st := sandboxtest.Require(t)
 	ws := t.TempDir()
 	home := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(home, "secret.txt"), []byte("HOME-SECRET"), 0o600))
 	sh := New(Options{LogRoot: t.TempDir(), Cwd: ws, Unsupervised: unsupervised,
-		Confiner: bwrapConfiner{st, sandbox.Policy{Workspace: ws, Home: home}}})
+		Confiner: BwrapConfiner{Status: func() (sandbox.Status, error) { return st, nil }, Policy: sandbox.Policy{Workspace: ws, Home: home}}})
 	return sh, home
 }
 

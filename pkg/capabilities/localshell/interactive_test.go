@@ -209,9 +209,9 @@ func TestInteractiveConfinedGetsATerminal(t *testing.T) {
 // envConfiner "confines" with env(1): enough to see which path ran.
 type envConfiner struct{ terminal bool }
 
-func (c *envConfiner) Prefix(_ string, env []string, terminal bool) ([]string, []string, error) {
+func (c *envConfiner) Confine(_ string, env []string, terminal bool) (Confinement, error) {
 	c.terminal = terminal
-	return []string{"env"}, env, nil
+	return Confinement{Argv: []string{"env"}, Env: env}, nil
 }
 func (*envConfiner) Blocked([]byte, int) string { return "" }
 

@@ -28,6 +28,10 @@ type Launch struct {
 	// is terminated, which would otherwise leave the remote command
 	// running.
 	End func(ctx context.Context) error
+	// After, when set, runs once the command has ended and its output
+	// is drained; what it returns becomes ExecResult.Disarmed (the
+	// sandbox's check of what a confined command left behind).
+	After func() []string
 }
 
 // endWait bounds End and, after it, the wait for the local process to

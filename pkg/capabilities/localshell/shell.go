@@ -314,6 +314,9 @@ wait:
 	if res.Confined {
 		res.Blocked = s.blockedBy(res)
 	}
+	if launch.After != nil {
+		res.Disarmed = launch.After()
+	}
 	return res, nil
 }
 
