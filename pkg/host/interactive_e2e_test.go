@@ -1,6 +1,7 @@
 package host_test
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/magenta-nvim/magenta/pkg/chat/provider"
 	"github.com/magenta-nvim/magenta/pkg/chat/provider/providertest"
 	"github.com/magenta-nvim/magenta/pkg/nvimtest"
+	"github.com/magenta-nvim/magenta/pkg/sandbox/sandboxtest"
 )
 
 // runInteractive makes the model run command with interactive set, the
@@ -17,6 +19,12 @@ import (
 // shows screen.
 func runInteractive(t testing.TB, bin, command, screen string) (*nvimtest.Nvim, *providertest.Fake) {
 	n, fake := startShell(t, bin)
+	driveInteractive(t, n, fake, command, screen)
+	return n, fake
+}
+
+// driveInteractive is runInteractive in a Neovim already started.
+func driveInteractive(t testing.TB, n *nvimtest.Nvim, fake *providertest.Fake, command, screen string) {
 	n.Type("run it")
 	n.Keys("<CR>")
 	call := fake.Next(t)
@@ -39,7 +47,6 @@ func runInteractive(t testing.TB, bin, command, screen string) (*nvimtest.Nvim, 
 	n.WaitFor("the terminal window in terminal mode", func() bool { return terminalWindow(n) != 0 && mode(n) == "t" },
 		func() string { return mode(n) })
 	n.WaitForText("terminal", screen)
-	return n, fake
 }
 
 // TestInteractivePromptAnsweredInTheTerminal: a real command under a
@@ -56,6 +63,30 @@ func TestInteractivePromptAnsweredInTheTerminal(t *testing.T) {
 		assert.Contains(t, res, "Hello, Alice")
 		assert.NotContains(t, res, "\x1b", "the model gets the emulator's text")
 		assert.Contains(t, res, "exit code 0")
+		next.Reply("done")
+		n.WaitForText("terminal", "[exited 0]")
+	})
+}
+
+// With the sandbox on (the default where bubblewrap works), an
+// interactive command runs confined and still gets its terminal: the
+// prompt is answered in the terminal buffer.
+func TestInteractiveConfinedPromptAnsweredInTheTerminal(t *testing.T) {
+	sandboxtest.Require(t)
+	nvimtest.ForEach(t, func(t *testing.T, bin string) {
+		n, fake := start(t, bin)
+		n.Setup(`{ shell = { logRoot = "` + filepath.Join(n.Dir, "logs") + `" } }`)
+		n.Command("Magenta toggle")
+		n.WaitForText("display", "sandbox on")
+		driveInteractive(t, n, fake, `read -p "Enter your name: " name && echo "Hello, $name"`, "Enter your name:")
+		_, err := n.V.Input("Alice<CR>")
+		require.NoError(t, err)
+		next := fake.Next(t)
+		res, isErr := lastResult(t, next)
+		assert.False(t, isErr, res)
+		assert.Contains(t, res, "Hello, Alice")
+		assert.Contains(t, res, "It ran in the sandbox")
+		assert.NotContains(t, res, "not interactive")
 		next.Reply("done")
 		n.WaitForText("terminal", "[exited 0]")
 	})
