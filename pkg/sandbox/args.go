@@ -283,7 +283,48 @@ func (r rules) protectArgs(scan scanResult) ([]string, error) {
 	for _, path := range slices.Compact(ro) {
 		a = append(a, "--ro-bind", path, path)
 	}
-	return append(a, maskArgs(masks)...), nil
+	redact, hide := r.gitConfigMounts(scan.gitPaths)
+	a = append(a, redact...)
+	return append(a, maskArgs(append(masks, hide...))...), nil
+}
+
+// gitConfigMounts covers every git config file a confined command could
+// read that holds a credential — the repositories' (.git/config,
+// config.worktree, .git/modules/*/config) and the user's shown from home
+// — with a redacted copy (the remote's URL without its token,
+// sendemail.smtpPass as ***), so `cat .git/config` or `git remote -v`
+// inside prints no credential while git still reads the rest. A file
+// that cannot be redacted for sure is returned to be masked instead.
+func (r rules) gitConfigMounts(gitPaths []string) (args, hide []string) {
+	var files []string
+	for _, g := range gitPaths {
+		dir := g
+		if fi, err := os.Stat(g); err != nil {
+			continue
+		} else if !fi.IsDir() {
+			continue // a gitdir file: its repository is found where it lies, when scanned
+		}
+		files = append(files, filepath.Join(dir, "config"), filepath.Join(dir, "config.worktree"))
+		modules, _ := filepath.Glob(filepath.Join(dir, "modules", "*", "config"))
+		files = append(files, modules...)
+	}
+	for _, rel := range homeGitConfigs {
+		files = append(files, filepath.Join(r.home, rel))
+	}
+	for _, f := range files {
+		real := resolve(f)
+		if !r.visible(real) {
+			continue
+		}
+		copyPath, hideIt := redactedCopy(real)
+		switch {
+		case hideIt:
+			hide = append(hide, real)
+		case copyPath != "":
+			args = append(args, "--ro-bind", copyPath, real)
+		}
+	}
+	return args, hide
 }
 
 // inWriteRoots keeps the paths inside a writable root (elsewhere the

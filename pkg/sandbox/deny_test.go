@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -41,7 +42,7 @@ func TestMaskedSecretCannotBeMovedAway(t *testing.T) {
 }
 
 // The home directory is hidden but for the toolchains; the user's git
-// configuration shows only when it holds no credential.
+// configuration shows redacted when it holds a credential.
 func TestHomeShowsToolchainsAndCleanGitConfig(t *testing.T) {
 	w := newWorld(t)
 	plant(t, w.home, map[string]string{
@@ -60,6 +61,7 @@ func TestHomeShowsToolchainsAndCleanGitConfig(t *testing.T) {
 	assert.Contains(t, r.out, "CARGO-BIN")
 	assert.Contains(t, r.out, "GO-CACHE")
 	assert.Contains(t, r.out, "ran")
+	assert.Contains(t, r.out, "smtpPass = ***", "a redacted copy")
 	for _, secret := range []string{"GITCONFIG-SECRET", "CARGO-SECRET", "THREAD-STORE", "HISTORY-SECRET"} {
 		assert.NotContains(t, r.out, secret)
 	}
@@ -162,4 +164,24 @@ mkdir -p away && echo "gitdir: /tmp/elsewhere" > away/.git`)
 	assert.Contains(t, text, "leads outside the workspace")
 	assert.NoFileExists(t, filepath.Join(w.ws, "redirect", ".git"))
 	assert.Empty(t, w.policy.DisarmNewRepositories(launch.GitPaths), "once disarmed, nothing more to do")
+}
+
+// A repository config holding a credential is shown redacted: `cat` and
+// git itself see the remote without its token; git still works.
+func TestRepositoryConfigIsRedacted(t *testing.T) {
+	w := newWorld(t)
+	cfg := "[core]\n\tbare = false\n[remote \"origin\"]\n\turl = https://user:TOKEN-abc123@example.com/r.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n" +
+		"[sendemail]\n\tsmtpPass = SMTP-SECRET\n[url \"https://ghp_0123456789abcdef0123456789abcdef@github.com/\"]\n\tinsteadOf = https://github.com/\n"
+	require.NoError(t, os.RemoveAll(filepath.Join(w.ws, ".git")))
+	out, err := exec.Command("git", "init", "-q", w.ws).CombinedOutput()
+	require.NoError(t, err, string(out))
+	plant(t, w.ws, map[string]string{".git/config": cfg, "api/.git/config": cfg, "api/.git/HEAD": "ref: refs/heads/main\n", ".git/modules/lib/config": cfg})
+	r := w.run(t, w.policy, w.ws, "cat .git/config api/.git/config .git/modules/lib/config; git config --list; git remote -v")
+	for _, secret := range []string{"TOKEN-abc123", "SMTP-SECRET", "ghp_0123"} {
+		assert.NotContains(t, r.out, secret)
+	}
+	assert.Contains(t, r.out, "url = https://user:***@example.com/r.git")
+	assert.Contains(t, r.out, "origin\thttps://user:***@example.com/r.git")
+	assert.Equal(t, cfg, readHost(t, filepath.Join(w.ws, ".git", "config")), "the host's file is untouched")
+	assert.False(t, w.policy.Readable(filepath.Join(w.ws, ".git", "config")), "what the sandbox shows is not the file")
 }

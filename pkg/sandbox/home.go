@@ -1,8 +1,6 @@
 package sandbox
 
 import (
-	"bufio"
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,9 +43,8 @@ var HomeToolchains = []string{
 
 // homeGitConfigs are the user's git configuration files: git reads them
 // for ignores, attributes and aliases, so a confined `git status` sees
-// what the user's does. Each is shown only when it holds no credential
-// (a token in a remote URL, sendemail.smtpPass…): such a file stays
-// hidden.
+// what the user's does. One that holds a credential (a token in a URL,
+// sendemail.smtpPass…) is shown as a redacted copy (gitConfigMounts).
 var homeGitConfigs = []string{".gitconfig", ".config/git/config", ".config/git/ignore", ".config/git/attributes"}
 
 // toolchainVars name directories the toolchains may keep outside the
@@ -67,10 +64,7 @@ func homeReads(home string) []string {
 		add(filepath.Join(home, rel))
 	}
 	for _, rel := range homeGitConfigs {
-		p := filepath.Join(home, rel)
-		if text, err := readSmall(p, maxGitConfigBytes); err == nil && !gitConfigHasCredential(text) {
-			add(p)
-		}
+		add(filepath.Join(home, rel))
 	}
 	for _, v := range toolchainVars {
 		for _, p := range filepath.SplitList(os.Getenv(v)) {
@@ -101,51 +95,4 @@ func readSmall(path string, limit int64) ([]byte, error) {
 		return nil, os.ErrInvalid
 	}
 	return os.ReadFile(path)
-}
-
-// gitConfigHasCredential reports whether a git config file's text holds
-// a credential by secrets.GitConfigCredential, reading it line by line
-// (sections, keys, values; quoted values unquoted). It errs on the side
-// of "yes": a line it cannot place is judged with the key alone.
-func gitConfigHasCredential(text []byte) bool {
-	section := ""
-	sc := bufio.NewScanner(bytes.NewReader(text))
-	sc.Buffer(make([]byte, 64<<10), maxGitConfigBytes)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if strings.HasPrefix(line, "[") {
-			header, rest, _ := strings.Cut(line[1:], "]")
-			section = gitSection(header)
-			line = strings.TrimSpace(rest)
-		}
-		if line == "" || line[0] == '#' || line[0] == ';' {
-			continue
-		}
-		key, val, _ := strings.Cut(line, "=")
-		key = strings.ToLower(strings.TrimSpace(key))
-		val = strings.Trim(strings.TrimSpace(val), `"`)
-		if gitCredentialStub(section+"."+key, val) {
-			return true
-		}
-	}
-	return sc.Err() != nil
-}
-
-// gitSection turns a section header's inside (`remote "origin"`,
-// `http.https://x.example`) into git's canonical key prefix: the
-// section lower-cased, a subsection as written.
-func gitSection(header string) string {
-	header = strings.TrimSpace(header)
-	if name, sub, ok := strings.Cut(header, " "); ok {
-		return strings.ToLower(name) + "." + strings.Trim(strings.TrimSpace(sub), `"`)
-	}
-	if name, sub, ok := strings.Cut(header, "."); ok {
-		return strings.ToLower(name) + "." + sub
-	}
-	return strings.ToLower(header)
-}
-
-func gitCredentialStub(key, val string) bool {
-	return strings.Contains(key, "pass") || strings.Contains(key, "token") || strings.Contains(key, "extraheader") ||
-		strings.Contains(val, "@") && strings.Contains(val, "://") && !strings.HasPrefix(val, "ssh://")
 }

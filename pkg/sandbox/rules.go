@@ -108,9 +108,28 @@ func (r rules) readable(path string) bool {
 	if r.workspaceSecret(clean) || r.workspaceSecret(real) {
 		return false
 	}
+	if r.redactedGitConfig(real) {
+		return false // the sandbox shows a redacted copy, not the file
+	}
 	// The name must lead there inside the sandbox too: a link in a
 	// hidden directory to a shown file is not there to follow.
 	return r.visible(real) && (clean == real || r.visible(clean))
+}
+
+// redactedGitConfig reports whether the resolved path is a git config
+// file the sandbox replaces with a redacted copy (gitConfigMounts): a
+// repository's config or the user's, holding a credential.
+func (r rules) redactedGitConfig(real string) bool {
+	base := filepath.Base(real)
+	gitFile := (base == "config" || base == "config.worktree") && strings.Contains(real, "/.git/")
+	for _, rel := range homeGitConfigs {
+		gitFile = gitFile || real == filepath.Join(r.home, rel)
+	}
+	if !gitFile {
+		return false
+	}
+	text, err := readSmall(real, maxGitConfigBytes)
+	return err == nil && gitConfigHasCredential(text)
 }
 
 func (r rules) writable(path string) bool {
