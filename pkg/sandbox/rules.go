@@ -128,7 +128,7 @@ func (r rules) redactedGitConfig(real string) bool {
 	if !gitFile {
 		return false
 	}
-	text, err := readSmall(real, maxGitConfigBytes)
+	text, err := readSmall(real, gitctl.MaxConfigSize)
 	return err == nil && gitConfigHasCredential(text)
 }
 
@@ -205,13 +205,15 @@ func (r rules) workspaceSecret(path string) bool {
 			continue
 		}
 		parts := strings.Split(strings.TrimPrefix(path, ws+"/"), "/")
+		parent := filepath.Base(ws)
 		for i, part := range parts {
 			if skipDir(part) && i < len(parts)-1 {
 				break // the scan does not look inside; nothing there is masked
 			}
-			if secrets.In([]string{part}) != "" {
+			if secrets.Name(parent, part) { // as the scan judges: in its directory
 				return true
 			}
+			parent = part
 		}
 	}
 	return false
