@@ -48,6 +48,7 @@ type run struct {
 	c         *Checker
 	src       string
 	ws        string // resolved workspace root
+	home      string // Env.Home: where the user's git config is
 	sawGlob   bool   // some word had an unquoted glob
 	sawWriter bool   // some command may create files
 }
@@ -101,7 +102,7 @@ func (c *Checker) checkUnconfined(command string, env Env) Verdict {
 	if len(f.Stmts) == 0 {
 		return ask("empty command")
 	}
-	r := &run{c: c, src: command, ws: ws}
+	r := &run{c: c, src: command, ws: ws, home: env.Home}
 	cwds := []string{filepath.Clean(env.Cwd)}
 	if phys, err := resolve(cwds[0]); err == nil && phys != cwds[0] {
 		cwds = append(cwds, phys) // bash may start from either spelling

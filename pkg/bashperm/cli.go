@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/magenta-nvim/magenta/pkg/gitctl"
 	"github.com/magenta-nvim/magenta/pkg/secrets"
 )
 
@@ -112,8 +113,8 @@ func RunCLI(args []string, stdout, stderr io.Writer) int {
 }
 
 // cliPolicy is the default sandbox policy's shape, for trying verdicts
-// from a terminal: writes to the workspace (not its .git/hooks or
-// .git/config) and the temp directory; reads everywhere but secrets by
+// from a terminal: writes to the workspace (not its git control paths,
+// pkg/gitctl) and the temp directory; reads everywhere but secrets by
 // name (~/.ssh, ~/.aws, ~/.gnupg, .env…). The host checks against the
 // sandbox it actually runs.
 func cliPolicy(workspace, home string) (writable, readable func(string) bool) {
@@ -125,12 +126,13 @@ func cliPolicy(workspace, home string) (writable, readable func(string) bool) {
 	if err != nil {
 		tmp = os.TempDir()
 	}
+	hooks := gitctl.HooksPath(ws)
 	writable = func(p string) bool {
 		if _, in := within(ws, p); !in {
 			_, in = within(tmp, p)
 			return in
 		}
-		return !gitProtected(p)
+		return !gitctl.Protected(ws, hooks, p)
 	}
 	readable = func(p string) bool {
 		if rel, in := within(ws, p); in {

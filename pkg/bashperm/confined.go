@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/magenta-nvim/magenta/pkg/gitctl"
 	"github.com/magenta-nvim/magenta/pkg/secrets"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -32,6 +33,10 @@ type confined struct {
 	ws    string   // resolved workspace root
 	cwds  []string // every directory a command may run in
 	depth int
+	// roots are the workspace as given (cleaned) and resolved, each with
+	// the hooks directory its core.hooksPath names (gitctl.HooksPath),
+	// for gitControl.
+	roots [][2]string
 }
 
 // checkConfined returns "" when command may run confined without asking,
@@ -50,6 +55,13 @@ func (c *Checker) checkConfined(command string, env Env) string {
 		return fmt.Sprintf("cannot resolve the workspace: %v", err)
 	}
 	k := &confined{c: c, env: env, ws: ws, cwds: []string{filepath.Clean(env.Cwd)}}
+	for _, root := range union([]string{filepath.Clean(env.Workspace)}, []string{ws}) {
+		hooks := gitctl.HooksPath(root)
+		k.roots = append(k.roots, [2]string{root, hooks})
+		if res, err := resolve(hooks); hooks != "" && err == nil && res != hooks {
+			k.roots = append(k.roots, [2]string{root, res}) // .husky may be a symlink
+		}
+	}
 	if reason := k.read(k.cwds[0], "/"); reason != "" {
 		return reason
 	}
@@ -301,8 +313,11 @@ func (k *confined) command(argv []cword, moreArgs bool) string {
 	}
 	for i := range k.c.requireApproval {
 		if ap := &k.c.requireApproval[i]; ap.matches(argv, moreArgs) {
-			return fmt.Sprintf("matches `%s`, which always asks (requireApproval)", ap.text)
+			return ap.reason()
 		}
+	}
+	if reason := k.destroys(base, argv, moreArgs); reason != "" {
+		return reason
 	}
 	if reason := k.special(base, argv); reason != "" {
 		return reason
@@ -351,7 +366,7 @@ func (k *confined) special(base string, argv []cword) string {
 }
 
 func (k *confined) nested(script string) string {
-	n := &confined{c: k.c, env: k.env, ws: k.ws, cwds: append([]string(nil), k.cwds...), depth: k.depth + 1}
+	n := &confined{c: k.c, env: k.env, ws: k.ws, cwds: append([]string(nil), k.cwds...), depth: k.depth + 1, roots: k.roots}
 	return n.script(script)
 }
 
@@ -444,6 +459,11 @@ func (k *confined) read(p, cwd string) string {
 	if name := k.secret(p, res); name != "" {
 		return fmt.Sprintf("reads %s, which is or is inside a secret file (%s)", p, name)
 	}
+	// The sandbox does not mask git's config, which git needs; one that
+	// holds a credential is read only with the user's say.
+	if reason := gitConfigFileReason(res); reason != "" {
+		return fmt.Sprintf("reads %s, %s", p, reason)
+	}
 	if !k.env.Readable(res) {
 		return fmt.Sprintf("reads %s, which the sandbox does not let commands read", p)
 	}
@@ -466,8 +486,8 @@ func (k *confined) write(p, cwd string) string {
 		return fmt.Sprintf("writes %s, which is or is inside a secret file (%s)", p, name)
 	}
 	for _, path := range []string{lexical, res} {
-		if gitProtected(path) {
-			return fmt.Sprintf("writes %s: git runs .git/hooks and obeys .git/config, so the sandbox keeps them read-only", p)
+		if k.gitControl(path) {
+			return fmt.Sprintf("writes %s, a git control path (inside a .git directory or file, or the hooks directory core.hooksPath names): git obeys it at the next git command, outside the sandbox, so the sandbox keeps it read-only", p)
 		}
 	}
 	if !k.env.Writable(res) {
@@ -493,27 +513,25 @@ func (k *confined) secret(p, res string) string {
 	return secrets.InPath(res)
 }
 
-// gitProtected: path is a .git directory, or below one a hooks
-// directory or a config file (also those of submodules and linked
-// worktrees: .git/modules/x/hooks, .git/worktrees/x/config.worktree).
-func gitProtected(path string) bool {
-	parts := strings.Split(path, "/")
-	for i, part := range parts {
-		if !strings.EqualFold(part, ".git") {
-			continue
-		}
-		if i == len(parts)-1 {
+// gitControl reports whether the absolute, cleaned path is a git control
+// path (pkg/gitctl, the list the sandbox and the file guard share):
+// inside any .git directory or file of the workspace — nested
+// repositories, .git/commondir, info/attributes, modules/**,
+// worktrees/*/config.worktree — or inside the hooks directory the top
+// repository's core.hooksPath names (.husky/). A .git met outside the
+// workspace counts too: whichever repository it belongs to, git would
+// obey it unconfined. (Below the workspace only the components under it
+// count: a workspace that itself lies in a .git is not all protected.)
+func (k *confined) gitControl(path string) bool {
+	inside := false
+	for _, r := range k.roots {
+		if gitctl.Protected(r[0], r[1], path) {
 			return true
 		}
-		for j, below := range parts[i+1:] {
-			below = strings.ToLower(below)
-			last := i+1+j == len(parts)-1
-			if below == "hooks" || last && (below == "config" || below == "config.worktree") {
-				return true
-			}
-		}
+		_, in := within(r[0], path)
+		inside = inside || in
 	}
-	return false
+	return !inside && gitctl.InParts(strings.Split(path, "/"))
 }
 
 // isRemote: an rsync or scp operand naming another machine (host:path,

@@ -116,8 +116,9 @@ func TestSandboxVerdicts(t *testing.T) {
 		{"cp /etc/hostname docs/host.txt", "sandbox", ""},
 		{"echo hi > out.txt", "sandbox", ""},
 		{"go test ./... > " + scratch + "/log.txt", "sandbox", ""},
-		{"find . -name '*.o' -exec rm {} +", "sandbox", ""},
-		{"xargs rm < files.txt", "sandbox", ""},
+		{"find . -name '*.o' -exec rm {} +", "ask", "find -exec or xargs choose"},
+		{"xargs rm < files.txt", "ask", "no undo brings back"},
+		{"find . -name '*.o' -exec gzip {} +", "sandbox", ""},
 
 		// Writes outside the writable area, or to what git runs.
 		{"echo x > ~/escaped.txt", "ask", "writes " + env.Home + "/escaped.txt, outside what the sandbox"},
@@ -129,11 +130,11 @@ func TestSandboxVerdicts(t *testing.T) {
 		{"go build -o /usr/local/bin/app .", "ask", "writes /usr/local/bin/app"},
 		{"echo 'rm -rf ~' > .git/hooks/pre-commit", "ask", ".git/hooks"},
 		{"cp evil.sh .git/hooks/post-checkout", "ask", ".git/hooks"},
-		{"echo '[core]' >> .git/config", "ask", ".git/hooks and obeys .git/config"},
-		{"touch .git/modules/lib/hooks/pre-commit", "ask", ".git/hooks"},
-		{"cp x .git/worktrees/wt/config.worktree", "ask", ".git/hooks"},
-		{"rm -f .git/index.lock && git status", "sandbox", ""},
-		{"mv .git old-git", "ask", ".git/hooks"},
+		{"echo '[core]' >> .git/config", "ask", "git control path"},
+		{"touch .git/modules/lib/hooks/pre-commit", "ask", "git control path"},
+		{"cp x .git/worktrees/wt/config.worktree", "ask", "git control path"},
+		{"rm -f .git/index.lock && git status", "ask", "git control path"}, // read-only in the sandbox too
+		{"mv .git old-git", "ask", "git control path"},
 		{"bash -c 'echo x > ~/escaped.txt'", "ask", "escaped.txt"},
 		{"cd .. && touch x", "ask", "writes x"},
 		{"dd if=README.md of=/etc/x", "ask", "writes /etc/x"},

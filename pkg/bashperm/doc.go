@@ -50,9 +50,13 @@
 // workspace root (also resolved) or below it, and not under /proc, /sys or
 // /dev. Secrets ask wherever they appear in the path as written or as
 // resolved below the workspace (case-insensitively), by pkg/secrets' one
-// list (.env*, private keys, key stores, credential files, .ssh/…). Write
-// paths also refuse .git/. The starting directory itself must pass the
-// same read check.
+// list (.env*, private keys, key stores, credential files, shell
+// histories, .ssh/…, and their backups: server.key~, .id_rsa.swp). A read
+// of a git config file (a .git directory's config, .gitconfig,
+// .gitmodules…) or of a .git directory asks like a secret when the
+// config holds a credential (gitcreds.go: a token in a remote URL,
+// sendemail.smtpPass, an http.extraHeader). Write paths also refuse
+// .git/. The starting directory itself must pass the same read check.
 //
 // # cd
 //
@@ -129,8 +133,20 @@
 // .ignore, .rgignore and (inside a git repository) .gitignore files name
 // with base-name patterns (node_modules/, /build, *.key); other patterns
 // are not applied, and below an ignore file with a "!" line nothing is
-// skipped, so the walk reads at least what rg reads. More than 20 000
-// entries asks. TestAllowedReadersNeverPrintSecrets runs every allowed
+// skipped, so the walk reads at least what rg reads. A directory is a git
+// repository exactly when rg takes it for one: its .git exists after
+// following symlinks (a directory, a file, a link to either; a dangling
+// link is none, whatever git makes of it). A .gitignore counts when such
+// a directory is at or above it (or with --no-require-git), and not
+// inside a nested repository below it (rg stops there); a .git that is
+// there but that rg does not see stops the files above without starting
+// a repository. Ignore files above the searched directory and
+// .git/info/exclude are not applied, but a "!" line in any of them also
+// stops all skipping and counts as whitelisting hidden names. More than
+// 20 000 entries asks. TestRgWalkAgreesWithRg pins these cases against
+// the real rg. A reader that does not skip hidden names (grep -r, rg
+// with a glob) also opens .git/config, .gitmodules and a bare
+// repository's config: one holding a credential (gitcreds.go) asks. TestAllowedReadersNeverPrintSecrets runs every allowed
 // reader for real and checks that no secret reaches the output. The walk of 20 000 entries takes about 15 ms
 // (BenchmarkCheckWalk20000); a command that walks nothing, tens of
 // microseconds (BenchmarkCheckTypicalPipeline).
@@ -160,19 +176,63 @@
 // drivers have no harmless config value, hence this check. It costs about
 // 0.1 ms per git command (BenchmarkGitRepoCheck).
 //
-// git diff and git show (unless they ask only for names or statistics),
-// and git log or stash list with a patch flag, print file contents,
-// including those of any secret the repository tracks or once tracked
-// (githistory.go). The checker lists the secret paths in the index (git
-// ls-files) and in every commit reachable from a ref or a reflog entry
-// (git log --all --reflog --name-only), caches the list per repository
-// keyed by the size and mtime of HEAD, the index, packed-refs, the reflogs
-// and every directory under refs/ (updating a loose ref renames a file
-// into its directory), and asks when the list is not empty, unless the
-// command names pathspecs after "--" that cover none of them (a pathspec
-// with magic or a glob covers everything). A history that cannot be
-// listed in 5 s, or whose refs are too many to stamp (then nothing is
-// cached), makes these commands ask or slow.
+// Git reads more than that repository's config (gitnested.go): git
+// status and git diff run git status inside every populated gitlink of
+// the index, which obeys that nested repository's own config and
+// info/attributes — a repository a confined script created and
+// registered, or a submodule. The shell forces diff.ignoreSubmodules=all,
+// diff.submodule=short, status.submoduleSummary=false and
+// submodule.recurse=false to stop that, but a .gitmodules entry with
+// `ignore = none` turns it back on for its path. So the check also
+// parses, with the same rule, the configs of every nested repository at
+// a gitlink of the index (read from the index file, versions 2 to 4,
+// split or not, cached by the file's identity, size and mtime) or at a
+// .gitmodules path, recursively (up to 64 repositories, 8 deep), every
+// config and config.worktree below .git/modules, those of the other
+// worktrees (worktrees/*/config.worktree) and a commondir's; a nested
+// repository whose git directory is outside the workspace asks.
+// --submodule=diff asks: it runs git diff inside nested repositories
+// whose gitlinks may be only in history. The search adds about 25 µs to
+// a git command (BenchmarkGitRepoCheck); a 100 000-entry index takes 5 ms
+// to read the first time (BenchmarkIndexGitlinks100k).
+//
+// A secret deleted from the work tree lives on in git's object store, and
+// git prints objects by many routes (git show -s <blob>, cat-file,
+// archive, grep <rev>, format-patch --stdout, checkout of an old revision
+// followed by a read). So in a repository that tracks or once tracked a
+// secret (githistory.go), a git command asks unless gitexpose.go knows
+// it cannot print or check out another revision's files: status without
+// -v, log, shortlog, reflog, whatchanged and stash list with flags that
+// print no contents, diff and show with name or statistics flags only,
+// rev-parse, rev-list, ls-files, ls-tree, branch and tag (without a
+// %(raw) format), describe, merge-base, blame of a named file, config
+// reads, remote, add, commit, stash push, checkout -b, fetch… Any other
+// subcommand asks. git show prints any object whatever its flags, so its
+// revisions must name commits: spelled so (HEAD~1, X^{commit}, :/text),
+// resolved by `git rev-parse REV^{commit}`, or REV:PATH of a name that is
+// not secret. Commands that print contents (log -p, diff, show of a
+// commit, status -v) also need pathspecs after "--" that cover none of
+// the secret paths (a pathspec with magic or a glob covers everything;
+// --follow, --full-diff, -L, --stdin and --submodule make pathspecs not
+// limit and ask), and git diff's revisions must be commits too (git diff
+// <blob> -- <path> prints the blob), or two REV:PATH operands covering
+// no secret. The secret paths are listed from the index (git ls-files)
+// and every commit reachable from a ref or a reflog entry (git log --all
+// --reflog --name-only), cached per repository keyed by the size and
+// mtime of HEAD, the index, packed-refs, the reflogs and every directory
+// under refs/ (updating a loose ref renames a file into its directory).
+// A history that cannot be listed in 5 s, or whose refs are too many to
+// stamp (then nothing is cached), makes these commands ask or slow. In a
+// repository without a secret in its history none of this asks.
+//
+// Git's configuration can hold credentials. When the files a command
+// would read — the repository's config and config.worktree, ~/.gitconfig
+// (Env.Home), $XDG_CONFIG_HOME/git/config, $GIT_CONFIG_GLOBAL, the system
+// config, and what they include — hold one (secrets.GitConfigCredential),
+// git config reads that could print it (--get of that key, --list,
+// --get-regexp, get, list…), git remote -v, get-url and show, git
+// ls-remote and git var -l ask ("would print credentials from …"); git
+// credential always asks. A config file the parser rejects asks too.
 //
 // # Confined verdicts
 //
@@ -187,21 +247,38 @@
 //     touch, mkdir, tee, chmod…, sed -i and perl -i, the destination of
 //     cp, ln and install, dd of=, the value of -o/--output, find
 //     -fprint, and redirection targets, checked (resolved) with
-//     Writable; any write to .git itself, .git/hooks or .git/config
-//     asks whatever the policy says (git runs or obeys them later,
+//     Writable; any write to a git control path (pkg/gitctl, the list
+//     the sandbox and the file guard share: inside any .git directory or
+//     file in the workspace — nested repositories, submodules,
+//     .git/modules/**, commondir, info/attributes,
+//     worktrees/*/config.worktree — or the directory core.hooksPath
+//     names, such as .husky/; a .git outside the workspace too) asks
+//     whatever the policy says (git runs or obeys them later,
 //     unconfined);
-//   - a named read of a secret (pkg/secrets, as written or resolved) or
-//     of what Readable refuses: every known operand and --flag=value of
+//   - a named read of a secret (pkg/secrets, as written or resolved), of
+//     a git config file holding a credential, or of what Readable
+//     refuses: every known operand and --flag=value of
 //     a program is taken for a possible path (echo, printf, kill… are
 //     text), a false positive costing an ask;
-//   - git commands that name a secret or print contents from a repository
-//     that tracks or tracked one (confined_git.go), since the sandbox
-//     masks secret files but not git's object store; git config writes
-//     and git remote add/set-url/…;
+//   - git commands that name a secret, or that a repository tracking or
+//     having tracked one makes ask (above), or that print a credential
+//     from git's configuration (confined_git.go), since the sandbox
+//     masks secret files but not git's object store nor its config; git
+//     config writes and git remote add/set-url/…; git --git-dir with a
+//     command that prints history or configuration (the repository it
+//     names is not the one checked);
 //   - programs in outsideReasons (privileges, daemons that act outside,
 //     system changes, remote logins) and rsync to a host;
 //   - Config.RequireApproval patterns (requireapproval.go), after
-//     DefaultRequireApproval;
+//     DefaultRequireApproval, whose DefaultDestructive part (with
+//     destructive.go) asks for what deletes or overwrites workspace
+//     files beyond undo until checkpoints can restore them: recursive
+//     rm other than of build output, rm fed by find -exec or xargs, find
+//     -delete, shred, truncate, rsync --delete*, git clean, reset
+//     --hard, checkout of paths or -f, restore of the work tree, switch
+//     -f/--discard-changes, stash drop/clear, and interpreters given
+//     inline code (python -c, node -e, perl -e/-i, ruby -e, php -r, or a
+//     program on stdin);
 //   - a command name, a bash -c script, an eval or a cd target known only
 //     at run time, which cannot be matched against these lists.
 //
@@ -218,9 +295,19 @@
 // A user rule for grep, rg or diff replaces the default one and with it
 // the tree walk. The confined check sees only what the command line names:
 // `make deploy` matches a "make deploy" pattern, a Makefile target that
-// runs git push does not (the sandbox's network policy is what stops it).
+// runs git push does not (the sandbox's network policy is what stops it);
+// likewise a script file the model wrote and then runs (`python3
+// cleanup.py`) can delete what `python3 -c` would have asked for, and awk
+// or sed programs are not treated as inline code. rg's global gitignore
+// (core.excludesFile) is not read for "!" lines.
 // Objects no ref or reflog reaches (git show <sha> of a
 // dropped commit) are not searched for secrets. The host's own
-// environment (GIT_DIR, GIT_EXTERNAL_DIFF…) is the user's and is not
-// inspected.
+// environment (GIT_DIR, GIT_EXTERNAL_DIFF, GIT_CONFIG_COUNT…) is the
+// user's and is not inspected, nor is a `GIT_DIR=… git` assignment in a
+// confined command. A config file included under another name
+// (~/.gitconfig.local) is checked when git would read it, but a direct
+// read of it is not; recursive readers (grep -r .) check the git
+// configs they open (.git/config and config.worktree, .gitmodules, a
+// gitconfig, a bare repository's config) but not the rest of a .git
+// directory, and a confined program reads what the sandbox lets it.
 package bashperm

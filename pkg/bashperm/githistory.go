@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -112,14 +113,7 @@ func listTrackedSecrets(repo *gitRepo) ([]string, error) {
 		{"ls-files", "-z"},
 		{"log", "--all", "--reflog", "--format=", "--name-only", "--no-renames", "-z"},
 	} {
-		full := []string{"--no-optional-locks", "-c", "log.showSignature=false", "-c", "core.fsmonitor=false",
-			"--git-dir=" + repo.gitDir}
-		dir := repo.gitDir
-		if repo.top != "" {
-			full, dir = append(full, "--work-tree="+repo.top), repo.top
-		}
-		cmd := exec.CommandContext(ctx, "git", append(full, args...)...)
-		cmd.Dir = dir
+		cmd := repoGit(ctx, repo, args...)
 		var out, errb limitedBuffer
 		out.limit, errb.limit = maxHistoryBytes, 4096
 		cmd.Stdout, cmd.Stderr = &out, &errb
@@ -144,6 +138,21 @@ func listTrackedSecrets(repo *gitRepo) ([]string, error) {
 	return found, nil
 }
 
+// repoGit is a git command run in the repository with nothing a config
+// file could add to it: the repository's own config was checked before
+// (checkGitRepo), and signature display and fsmonitor are forced off.
+func repoGit(ctx context.Context, repo *gitRepo, args ...string) *exec.Cmd {
+	full := []string{"--no-optional-locks", "-c", "log.showSignature=false", "-c", "core.fsmonitor=false",
+		"--git-dir=" + repo.gitDir}
+	dir := repo.gitDir
+	if repo.top != "" {
+		full, dir = append(full, "--work-tree="+repo.top), repo.top
+	}
+	cmd := exec.CommandContext(ctx, "git", append(full, args...)...)
+	cmd.Dir = dir
+	return cmd
+}
+
 // limitedBuffer keeps at most limit bytes and then fails the write, which
 // ends the command.
 type limitedBuffer struct {
@@ -160,119 +169,118 @@ func (b *limitedBuffer) Write(p []byte) (int, error) {
 	return b.Buffer.Write(p)
 }
 
-// gitPrintsContent reports whether a git command (argv after the global
-// options: git SUB …) may print file contents: diff and show unless they
-// ask only for names or statistics, log and stash list with a patch,
-// status -v (the staged diff).
-func gitPrintsContent(argv []field) bool {
-	if len(argv) < 2 {
-		return false
-	}
-	sub := argv[1].s
-	patch, noPatch, verbose := false, false, false
-	for _, a := range argv[2:] {
-		w := a.s
-		if w == "--" {
-			break
-		}
-		switch {
-		case strings.HasPrefix(w, "--"):
-			name, _, _ := strings.Cut(w, "=")
-			for _, f := range []string{"--patch", "--unified", "--cc", "--dd", "--word-diff", "--color-words", "--diff-merges",
-				"--remerge-diff", "--function-context", "--binary", "--full-diff"} {
-				if strings.HasPrefix(f, name) && len(name) > 2 || strings.HasPrefix(name, f) {
-					patch = true
-				}
-			}
-			for _, f := range []string{"--stat", "--numstat", "--shortstat", "--name-only", "--name-status", "--dirstat",
-				"--summary", "--quiet", "--no-patch", "--compact-summary", "--raw", "--check"} {
-				if strings.HasPrefix(name, f) {
-					noPatch = true
-				}
-			}
-			verbose = verbose || (len(name) > 2 && strings.HasPrefix("--verbose", name))
-		case strings.HasPrefix(w, "-") && len(w) > 1:
-			if strings.ContainsAny(w[1:], "pucmLWU") {
-				patch = true
-			}
-			verbose = verbose || strings.ContainsRune(w[1:], 'v')
-			if w == "-s" {
-				noPatch = true
-			}
-		}
-	}
-	switch sub {
-	case "diff", "show":
-		return patch || !noPatch
-	case "log", "stash":
-		return patch
-	case "status":
-		return verbose
-	}
-	return false
-}
-
-// onlyBlobs reports whether every operand of git show or diff is
-// REV:PATH, which shows that one file (its name was checked) or lists a
-// tree, and no commit's patch.
-func onlyBlobs(argv []field) bool {
-	if len(argv) < 3 || (argv[1].s != "show" && argv[1].s != "diff") {
-		return false
-	}
-	n := 0
-	for _, a := range argv[2:] {
-		if strings.HasPrefix(a.s, "-") {
-			continue
-		}
-		if i := strings.IndexByte(a.s, ':'); i <= 0 {
-			return false
-		}
-		n++
-	}
-	return n > 0
-}
-
-// gitSecretReason asks when a git command that prints contents could
-// reach a secret the repository tracks or once tracked: it names no
-// pathspec after "--", or one that covers such a path.
+// gitSecretReason asks when a git command (argv after the global
+// options) could print a secret: a credential from the configuration it
+// reads (gitcreds.go), or, in a repository that tracks or once tracked a
+// secret, files from its history (gitexpose.go says what each command
+// can show).
 func (r *run) gitSecretReason(repo *gitRepo, argv []field, cwd string) string {
-	if repo == nil || !gitPrintsContent(argv) {
+	if reason := r.gitCredentialReason(repo, argv, cwd); reason != "" {
+		return reason
+	}
+	return r.gitHistoryReason(repo, gitExposure(argv), cwd)
+}
+
+// gitHistoryReason asks when what a git command can show of the object
+// store (x) could hold a secret the repository tracks or once tracked.
+// A repository without one asks nothing.
+func (r *run) gitHistoryReason(repo *gitRepo, x exposure, cwd string) string {
+	if repo == nil || x.level == exposeNothing {
 		return ""
+	}
+	what := x.why
+	if x.level == exposeChecked {
+		what = "prints file contents with git"
 	}
 	paths, err := secretHistory.get(repo)
 	if err != nil {
-		return fmt.Sprintf("prints file contents with git, and the repository's history could not be checked for secrets (%v)", err)
+		return fmt.Sprintf("%s, and the repository's history could not be checked for secrets (%v)", what, err)
 	}
 	if len(paths) == 0 {
 		return ""
 	}
-	dd := slices.IndexFunc(argv, func(f field) bool { return f.s == "--" })
-	if dd < 0 && onlyBlobs(argv) {
-		return ""
-	}
-	if dd < 0 {
-		return fmt.Sprintf("prints file contents with git from a repository that tracks or once tracked a secret (%s); name the paths to show after `--`", paths[0])
+	if x.level == exposeAny {
+		return fmt.Sprintf("%s, and the repository tracks or once tracked a secret (%s)", what, paths[0])
 	}
 	phys, err := resolve(cwd)
-	if err != nil || repo.top == "" {
-		return "prints file contents with git from a repository that tracks or once tracked a secret"
+	if (len(x.trees) > 0 || x.limited) && (err != nil || repo.top == "") {
+		return "prints file contents with git from a repository that tracks or once tracked a secret, and paths cannot be placed in it"
 	}
-	for _, a := range argv[dd+1:] {
-		spec := a.s
-		if a.glob || strings.HasPrefix(spec, ":") || strings.ContainsAny(spec, "*?[\\") {
-			return fmt.Sprintf("prints file contents with git for the pathspec %s, which may cover a secret the repository tracks or once tracked (%s)", spec, paths[0])
+	for _, t := range x.trees {
+		p, _ := objectPath(t.s)
+		rel := path.Clean("/" + p)[1:]
+		if p == "." || p == ".." || strings.HasPrefix(p, "./") || strings.HasPrefix(p, "../") {
+			rel, err = filepath.Rel(repo.top, filepath.Join(phys, p))
+			if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+				return "cannot place " + t.s + " in the repository"
+			}
 		}
-		rel, err := filepath.Rel(repo.top, filepath.Join(phys, spec))
-		if err != nil {
-			return "cannot place the pathspec " + spec + " in the repository"
+		if s := coveredSecret(filepath.ToSlash(rel), paths); s != "" {
+			return fmt.Sprintf("prints file contents with git for %s, which covers %s, a secret the repository tracks or once tracked", t.s, s)
 		}
-		rel = strings.ToLower(filepath.ToSlash(rel))
-		for _, p := range paths {
-			lp := strings.ToLower(p)
-			if rel == "." || lp == rel || strings.HasPrefix(lp, rel+"/") {
-				return fmt.Sprintf("prints file contents with git for %s, which covers %s, a secret the repository tracks or once tracked", spec, p)
+	}
+	if x.limited {
+		if len(x.specs) == 0 {
+			return fmt.Sprintf("prints file contents with git from a repository that tracks or once tracked a secret (%s); name the paths to show after `--`", paths[0])
+		}
+		for _, a := range x.specs {
+			spec := a.s
+			if a.glob || strings.HasPrefix(spec, ":") || strings.ContainsAny(spec, "*?[\\") {
+				return fmt.Sprintf("prints file contents with git for the pathspec %s, which may cover a secret the repository tracks or once tracked (%s)", spec, paths[0])
+			}
+			rel, err := filepath.Rel(repo.top, filepath.Join(phys, spec))
+			if err != nil {
+				return "cannot place the pathspec " + spec + " in the repository"
+			}
+			if s := coveredSecret(filepath.ToSlash(rel), paths); s != "" {
+				return fmt.Sprintf("prints file contents with git for %s, which covers %s, a secret the repository tracks or once tracked", spec, s)
 			}
 		}
 	}
+	if revs, ok := commitsOnly(repo, x.commits); !ok {
+		return fmt.Sprintf("shows %s with git, which may name an object other than a commit (a secret's blob), in a repository that tracks or once tracked a secret (%s)", revs, paths[0])
+	}
 	return ""
+}
+
+// coveredSecret returns the first of the secret paths at or below rel
+// (repository-relative, slashes; "." the whole repository), "" for none.
+func coveredSecret(rel string, paths []string) string {
+	rel = strings.ToLower(rel)
+	for _, p := range paths {
+		lp := strings.ToLower(p)
+		if rel == "." || rel == "" || lp == rel || strings.HasPrefix(lp, rel+"/") {
+			return p
+		}
+	}
+	return ""
+}
+
+// commitsOnly reports whether every revision operand names commits (or
+// trees): spelled so (HEAD~1, main^{tree}, :/fix), or resolved by git
+// rev-parse REV^{commit}, which fails for a blob, a tag of one, or
+// anything else. revs lists the operands for the reason.
+func commitsOnly(repo *gitRepo, ops []field) (revs string, ok bool) {
+	var resolveArgs, shown []string
+	for _, op := range ops {
+		shown = append(shown, op.s)
+		if op.glob {
+			return "a revision known only at run time", false
+		}
+		for _, end := range revisionEnds(op.s) {
+			if _, isPath := objectPath(end); isPath || !spelledCommit(end) { // HEAD:x~1 is a file named x~1
+				resolveArgs = append(resolveArgs, end+"^{commit}")
+			}
+		}
+	}
+	revs = strings.Join(shown, " ")
+	if len(resolveArgs) == 0 {
+		return revs, true
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), historyTimeout)
+	defer cancel()
+	// The trailing "--" makes every word a revision, and one that does
+	// not resolve (or is no commit) fails the command.
+	cmd := repoGit(ctx, repo, append(append([]string{"rev-parse", "--quiet"}, resolveArgs...), "--")...)
+	return revs, cmd.Run() == nil
 }

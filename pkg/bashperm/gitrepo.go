@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/magenta-nvim/magenta/pkg/gitctl"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -106,6 +107,7 @@ func readSmall(path string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s is too large to check", path)
 	}
 	var b bytes.Buffer
+	b.Grow(int(fi.Size()) + bytes.MinRead) // one allocation for a git index of megabytes
 	_, err = b.ReadFrom(f)
 	return b.Bytes(), err
 }
@@ -173,34 +175,37 @@ func (r *run) checkGitRepo(cwd string) (*gitRepo, string) {
 	}
 	files := []string{filepath.Join(repo.commonDir, "config"), filepath.Join(repo.gitDir, "config.worktree")}
 	for _, f := range files {
-		data, err := readSmall(f, maxGitConfigSize)
+		data, err := readSmall(f, gitctl.MaxConfigSize)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
 			return nil, fmt.Sprintf("cannot read the repository's config %s (%v)", f, err)
 		}
-		entries, err := gitConfigEntries(data)
+		entries, err := gitctl.ParseConfig(data)
 		if err != nil {
 			return nil, fmt.Sprintf("cannot check the repository's config %s (%v)", f, err)
 		}
 		for _, e := range entries {
-			if gitExecKey(e.key) {
-				return nil, fmt.Sprintf("runs git in a repository whose own config (%s) sets %s, which can make git run a program", f, e.key)
+			if gitctl.ExecKey(e.Key) {
+				return nil, fmt.Sprintf("runs git in a repository whose own config (%s) sets %s, which can make git run a program", f, e.Key)
 			}
-			if e.key != "core.worktree" {
+			if e.Key != "core.worktree" {
 				continue
 			}
 			// Submodules set it (to their directory); elsewhere it can
 			// point git's work tree anywhere.
-			wt := e.value
+			wt := e.Value
 			if !filepath.IsAbs(wt) {
 				wt = filepath.Join(repo.gitDir, wt)
 			}
-			if repo.top, err = resolve(wt); e.value == "" || err != nil || !inside(repo.top) {
-				return nil, fmt.Sprintf("runs git in a repository whose config (%s) sets its work tree to %s, outside the workspace", f, e.value)
+			if repo.top, err = resolve(wt); e.Value == "" || err != nil || !inside(repo.top) {
+				return nil, fmt.Sprintf("runs git in a repository whose config (%s) sets its work tree to %s, outside the workspace", f, e.Value)
 			}
 		}
+	}
+	if reason := r.checkReach(repo); reason != "" {
+		return nil, reason
 	}
 	return repo, ""
 }
@@ -213,5 +218,26 @@ func (r *run) gitRepoReason(argv []field, cwd string) string {
 	if reason != "" {
 		return reason
 	}
+	if reason := submoduleDiff(argv); reason != "" {
+		return reason
+	}
 	return r.gitSecretReason(repo, argv, cwd)
+}
+
+// submoduleDiff: --submodule=diff makes git diff, log and show run `git
+// diff` inside each nested repository whose gitlink changed between two
+// commits, also for paths that are gitlinks only in history, where
+// checkReach does not look (the shell's diff.submodule=short keeps the
+// config from asking for it).
+func submoduleDiff(argv []field) string {
+	for _, a := range argv[1:] {
+		if a.s == "--" {
+			break
+		}
+		name, value, ok := strings.Cut(a.s, "=")
+		if ok && value == "diff" && len(name) > 5 && strings.HasPrefix("--submodule", name) {
+			return fmt.Sprintf("uses `%s`, which runs git inside nested repositories, whose configs the check does not read", a.s)
+		}
+	}
+	return ""
 }

@@ -306,29 +306,6 @@ func TestGitHistoryWithSecretsAsks(t *testing.T) {
 	}
 }
 
-func TestGitConfigEntries(t *testing.T) {
-	got, err := gitConfigEntries([]byte("\xef\xbb\xbf# c\n[core]\n\tbare = false ; c\n[Remote \"Origin\"]\n url = \"a b\" # c\n" +
-		"\tx = a\\\n b\n[diff.X] textconv\n[s]k=\"q\\\"\\\\\\t\"  \n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []cfgEntry{{"core.bare", "false"}, {"remote.Origin.url", "a b"}, {"remote.Origin.x", "a b"},
-		{"diff.x.textconv", ""}, {"s.k", "q\"\\\t"}}
-	if len(got) != len(want) {
-		t.Fatalf("got %q", got)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Errorf("entry %d: got %q, want %q", i, got[i], want[i])
-		}
-	}
-	for _, bad := range []string{"[core\n", "key = x\n", "[a]\nk = \"open\n", "[a]\n1k = x\n", "[a]\nk x\n", "[a \"s]\n", "[a]\nk = \\q\n"} {
-		if _, err := gitConfigEntries([]byte(bad)); err == nil {
-			t.Errorf("%q parsed", bad)
-		}
-	}
-}
-
 // BenchmarkGitRepoCheck is the per-command cost of the repository
 // inspection (discovery, redirects, the repository's config; the history
 // of a repository without secrets comes from the cache).

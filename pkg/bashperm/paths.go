@@ -126,6 +126,13 @@ func (r *run) checkPath(arg, cwd string, mode pathMode) string {
 			return fmt.Sprintf("writes %s, inside .git/", shown)
 		}
 	}
+	if mode == modeRead {
+		// A git config file holding a token is a secret by its content
+		// (cat .git/config printed a remote URL's token).
+		if reason := gitConfigFileReason(resolved); reason != "" {
+			return fmt.Sprintf("%s %s, %s", verb, shown, reason)
+		}
+	}
 	return ""
 }
 

@@ -3,21 +3,65 @@ package bashperm
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
 // DefaultRequireApproval are the commands that ask even when the sandbox
-// could confine them: what they do lands outside the sandbox (a push, a
-// publish, cloud changes, a mail) or destroys work inside it that no undo
-// brings back (recursive deletes other than of build output, git clean,
-// git reset --hard). Config.RequireApproval adds to these.
-var DefaultRequireApproval = []string{
+// could confine them. Config.RequireApproval adds to these.
+//
+// What they do lands outside the sandbox: a push, a publish, cloud
+// changes, a mail (git push, npm publish, terraform apply…).
+//
+// Or they delete or overwrite files in the workspace that no undo brings
+// back, and ask until checkpoints (rewind) can restore them
+// (DefaultDestructive, whose reason says so):
+//
+//   - recursive deletes other than of build output (rm -r, see BuildDirs),
+//     find -delete, shred, truncate, rsync --delete (and every
+//     --delete-* variant);
+//   - git commands that throw away uncommitted work: git clean, git
+//     reset --hard, git checkout -f, git switch -f / --discard-changes,
+//     git stash drop / clear.
+//
+// Some cases need more than a pattern (destructive.go); they ask with the
+// same reason:
+//
+//   - git checkout when it restores paths over the work tree (`git
+//     checkout -- .`, `git checkout <rev> -- <path>`, two or more operands,
+//     or one operand that names an existing file or directory or is a
+//     pathspec glob), not `git checkout main` or `git checkout -b new`;
+//   - git restore, unless it restores only the index (--staged without
+//     --worktree);
+//   - rm whose operands come from find -exec/-execdir/-ok/-okdir or
+//     xargs (the check cannot see which files: the build-directory
+//     exception does not apply);
+//   - interpreters running code the check cannot read: python -c, node
+//     -e/--eval/-p/--print, perl -e/-E/-i, ruby -e/-i, php -r/-B/-R/-E,
+//     and any of them reading its program from standard input
+//     (`python3 - <<EOF`, `… | node`), since inline code can delete what
+//     `rm -r` would have asked for (`python3 -c 'import shutil;
+//     shutil.rmtree("src")'`).
+//
+// Like every requireApproval pattern, they limit what runs confined
+// without asking; the unconfined check asks for all of them anyway unless
+// a user rule allows the program.
+var DefaultRequireApproval = append([]string{
 	"git push", "git send-email",
-	"git clean", "git reset --hard",
-	"rm -r", "rm -R", "rm --recursive",
 	"npm publish", "yarn publish", "pnpm publish", "cargo publish",
 	"twine upload", "gem push", "poetry publish",
 	"terraform apply", "terraform destroy", "pulumi up", "pulumi destroy",
+}, DefaultDestructive...)
+
+// DefaultDestructive are the patterns of DefaultRequireApproval for
+// commands that destroy work in the workspace (see there).
+var DefaultDestructive = []string{
+	"git clean", "git reset --hard",
+	"git checkout -f", "git checkout --force",
+	"git switch -f", "git switch --force", "git switch --discard-changes",
+	"git stash drop", "git stash clear",
+	"rm -r", "rm -R", "rm --recursive",
+	"find -delete", "shred", "truncate", "rsync --delete*",
 }
 
 // BuildDirs are conventional build and cache output directories. A
@@ -32,13 +76,30 @@ var BuildDirs = []string{
 
 // approvalPattern is one compiled RequireApproval entry: a program name,
 // flags that must all be present and leading operands ("git push",
-// "rm -rf", "make deploy").
+// "rm -rf", "make deploy"). A long flag ending in "*" stands for every
+// flag it starts ("rsync --delete*": --delete-after too). For programs
+// whose options are whole words (wholeWordOptions: find), a single-dash
+// flag is one word ("find -delete"), not a bundle of letters.
 type approvalPattern struct {
-	text  string
-	name  string
-	short string   // letters of -x flags
-	long  []string // --name flags
-	ops   []string
+	text     string
+	name     string
+	short    string   // letters of -x flags
+	long     []string // --name flags
+	words    []string // whole single-dash words (wholeWordOptions programs)
+	ops      []string
+	destroys bool // a DefaultDestructive pattern: its reason says so
+}
+
+// wholeWordOptions are programs whose single-dash options are words, not
+// bundles of letters: `find -delete` is not -d -e -l -t.
+var wholeWordOptions = map[string]bool{"find": true}
+
+// reason is why a command matching the pattern asks.
+func (ap *approvalPattern) reason() string {
+	if ap.destroys {
+		return fmt.Sprintf("matches `%s`, %s", ap.text, destroysWhich)
+	}
+	return fmt.Sprintf("matches `%s`, which always asks (requireApproval)", ap.text)
 }
 
 func compilePattern(i int, p string) (approvalPattern, error) {
@@ -57,6 +118,8 @@ func compilePattern(i int, p string) (approvalPattern, error) {
 		switch {
 		case strings.HasPrefix(w, "--") && flagRe.MatchString(w):
 			ap.long = append(ap.long, w)
+		case strings.HasPrefix(w, "-") && flagRe.MatchString(w) && wholeWordOptions[ap.name]:
+			ap.words = append(ap.words, w)
 		case strings.HasPrefix(w, "-") && flagRe.MatchString(w):
 			ap.short += w[1:]
 		case subWordRe.MatchString(w) && !strings.HasPrefix(w, "-"):
@@ -80,7 +143,7 @@ func (ap *approvalPattern) matches(argv []cword, moreArgs bool) bool {
 		return false
 	}
 	var short strings.Builder
-	var long []string
+	var long, words []string
 	var ops []cword
 	var afterFlag []bool
 	unknown, dashdash, prevFlag := false, false, false
@@ -99,6 +162,9 @@ func (ap *approvalPattern) matches(argv []cword, moreArgs bool) bool {
 			name, _, hasEq := strings.Cut(a.s, "=")
 			long = append(long, name)
 			prevFlag = !hasEq
+		case wholeWordOptions[ap.name]:
+			words = append(words, a.s)
+			prevFlag = true
 		default:
 			short.WriteString(a.s[1:])
 			prevFlag = true
@@ -115,6 +181,11 @@ func (ap *approvalPattern) matches(argv []cword, moreArgs bool) bool {
 				return false
 			}
 		}
+		for _, want := range ap.words {
+			if !slices.Contains(words, want) {
+				return false
+			}
+		}
 	}
 	if !ap.opsMatch(ops, afterFlag) {
 		return false
@@ -126,10 +197,12 @@ func (ap *approvalPattern) matches(argv []cword, moreArgs bool) bool {
 }
 
 // hasLong: want was given, whole or as an unambiguous-looking prefix
-// (GNU getopt accepts --rec for --recursive).
+// (GNU getopt accepts --rec for --recursive). A want ending in "*" is
+// also given by any longer flag it starts (--delete* by --delete-after).
 func hasLong(seen []string, want string) bool {
+	want, anyTail := strings.CutSuffix(want, "*")
 	for _, s := range seen {
-		if s == want || len(s) > 3 && strings.HasPrefix(want, s) {
+		if s == want || len(s) > 3 && strings.HasPrefix(want, s) || anyTail && strings.HasPrefix(s, want) {
 			return true
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -266,6 +267,7 @@ func New(cfg Config) (*Checker, error) {
 		if err != nil {
 			return nil, err
 		}
+		ap.destroys = i < len(DefaultRequireApproval) && slices.Contains(DefaultDestructive, p)
 		c.requireApproval = append(c.requireApproval, ap)
 	}
 	return c, nil

@@ -2,10 +2,13 @@ package bashperm
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/magenta-nvim/magenta/pkg/secrets"
 )
@@ -32,6 +35,9 @@ type treeReader struct {
 	// honorsIgnores: the reader skips what .ignore and .rgignore files
 	// (and .gitignore files inside a git repository) name, as rg does.
 	honorsIgnores bool
+	// noRequireGit: .gitignore files count outside git repositories too
+	// (rg --no-require-git).
+	noRequireGit bool
 }
 
 // secretsRead walks each of the trees (operands, from cwd) that t reads
@@ -47,23 +53,26 @@ func (r *run) secretsRead(t treeReader, roots []string, cwd string) string {
 		if fi, err := os.Stat(top); err != nil || !fi.IsDir() {
 			continue // a file operand was checked as a path already
 		}
-		w := walker{r: r, t: t, root: root, entries: &entries, inGitRepo: t.honorsIgnores && inGitRepo(top)}
-		if reason := w.dir(top, "", nil); reason != "" {
+		w := walker{r: r, t: t, root: root, entries: &entries}
+		var st ignoreState
+		if t.honorsIgnores {
+			st = w.above(top)
+		}
+		if reason := w.dir(top, "", st); reason != "" {
 			return reason
 		}
 		if w.whitelistsHidden && w.hiddenSkipped != "" {
-			return fmt.Sprintf("`%s` may read %s: an ignore file below %s whitelists hidden files with a \"!\" line", t.cmd, w.hiddenSkipped, root)
+			return fmt.Sprintf("`%s` may read %s: an ignore file rg reads for %s whitelists hidden files with a \"!\" line", t.cmd, w.hiddenSkipped, root)
 		}
 	}
 	return ""
 }
 
 type walker struct {
-	r         *run
-	t         treeReader
-	root      string
-	entries   *int
-	inGitRepo bool // .gitignore files count (rg honours them only in a repository)
+	r       *run
+	t       treeReader
+	root    string
+	entries *int
 	// hiddenSkipped is a hidden secret, or a hidden directory, that the
 	// walk skipped only because it is hidden; whitelistsHidden says an
 	// ignore file may bring hidden names back.
@@ -71,15 +80,15 @@ type walker struct {
 	whitelistsHidden bool
 }
 
-// dir walks abs (shown as root/rel). ignores are the rules of the ignore
-// files above it, nil when the reader reads ignored files too.
-func (w *walker) dir(abs, rel string, ignores []ignoreRule) string {
+// dir walks abs (shown as root/rel). st is what the ignore files above
+// it say (nothing when the reader reads ignored files too).
+func (w *walker) dir(abs, rel string, st ignoreState) string {
 	ents, err := readDirUnsorted(abs)
 	if err != nil {
 		return fmt.Sprintf("cannot list %s to check it for secrets (%v)", filepath.Join(w.root, rel), err)
 	}
 	if w.t.honorsIgnores {
-		ignores = w.ignoreFiles(abs, ents, ignores)
+		st = w.ignoreFiles(abs, ents, st)
 	}
 	parent := filepath.Base(abs)
 	for _, e := range ents {
@@ -87,7 +96,18 @@ func (w *walker) dir(abs, rel string, ignores []ignoreRule) string {
 			return fmt.Sprintf("`%s` reads every file below %s: more than %d entries, too many to check for secrets", w.t.cmd, w.root, maxWalkEntries)
 		}
 		name := e.Name()
-		if name == ".git" || ignored(ignores, abs, name, e.IsDir()) {
+		if name == ".git" {
+			// Not walked (its names are git's own, its objects many),
+			// but a reader that does not skip hidden names opens its
+			// config, which can hold a credential (gitcreds.go).
+			if !w.t.skipsHidden && (w.reads("config", false) || w.reads("config.worktree", false)) {
+				if reason := gitConfigFileReason(filepath.Join(abs, name)); reason != "" {
+					return fmt.Sprintf("`%s` reads every file below %s, including %s, %s", w.t.cmd, w.root, filepath.Join(w.root, rel, name, "config"), reason)
+				}
+			}
+			continue
+		}
+		if st.ignores(abs, name, e.IsDir()) {
 			continue
 		}
 		if w.t.skipsHidden && name[0] == '.' {
@@ -99,9 +119,14 @@ func (w *walker) dir(abs, rel string, ignores []ignoreRule) string {
 		if secrets.Name(parent, name) && w.reads(name, e.IsDir()) {
 			return fmt.Sprintf("`%s` reads every file below %s, including the secret %s", w.t.cmd, w.root, filepath.Join(w.root, rel, name))
 		}
+		if gitConfigLike(name, e) && w.reads(name, e.IsDir()) {
+			if reason := gitConfigFileReason(filepath.Join(abs, name)); reason != "" {
+				return fmt.Sprintf("`%s` reads every file below %s, including %s, %s", w.t.cmd, w.root, filepath.Join(w.root, rel, name), reason)
+			}
+		}
 		switch {
 		case e.IsDir():
-			if reason := w.dir(filepath.Join(abs, name), filepath.Join(rel, name), ignores); reason != "" {
+			if reason := w.dir(filepath.Join(abs, name), filepath.Join(rel, name), st); reason != "" {
 				return reason
 			}
 		case e.Type()&os.ModeSymlink != 0 && w.t.followsLinks:
@@ -111,6 +136,17 @@ func (w *walker) dir(abs, rel string, ignores []ignoreRule) string {
 		}
 	}
 	return ""
+}
+
+// gitConfigLike: an entry that may be git configuration a recursive
+// reader opens — .gitmodules, a gitconfig, a bare repository (name.git)
+// — for gitConfigFileReason to look at. Symlinks are not followed by
+// the readers that walk (diff -r's are checked as paths).
+func gitConfigLike(name string, e os.DirEntry) bool {
+	if e.IsDir() {
+		return len(name) > 4 && strings.EqualFold(name[len(name)-4:], ".git")
+	}
+	return e.Type().IsRegular() && (strings.EqualFold(name, ".gitmodules") || strings.EqualFold(name, ".gitconfig") || strings.EqualFold(name, "gitconfig"))
 }
 
 // reads reports whether the reader opens a file (or, for a directory,
@@ -173,12 +209,114 @@ type ignoreRule struct {
 	dirOnly, anchored bool
 }
 
-// ignoreFiles adds the rules of the ignore files in dir (ents) to
-// inherited. An ignore file with a "!" line re-includes what others
-// exclude: then nothing below dir is skipped (nil), and the walker notes
-// whether the line could bring back hidden names.
-func (w *walker) ignoreFiles(dir string, ents []os.DirEntry, inherited []ignoreRule) []ignoreRule {
-	rules := inherited
+// ignoreState is what the ignore files met from / down to a directory say
+// about the entries in it, as far as the walk applies them. It never
+// skips more than rg: rg skips a path when some applicable rule ignores
+// it and no whitelist ("!" line) wins, so the walk applies a subset of
+// the ignoring rules and, below any whitelist, none.
+type ignoreState struct {
+	dot []ignoreRule // of .ignore and .rgignore files: they apply anywhere
+	// git are the rules of the .gitignore files from the nearest
+	// directory holding a .git down to here: rg does not apply a
+	// .gitignore above a nested repository to the files inside it.
+	git []ignoreRule
+	// anyGit: rg counts .gitignore files here — some directory from /
+	// down to here holds a .git that rg sees (or --no-require-git).
+	anyGit bool
+	// off: an ignore file above has a "!" line, which can re-include
+	// what any other file (of another kind, at any depth) ignores, so
+	// nothing below is skipped.
+	off bool
+}
+
+func (st *ignoreState) ignores(dir, name string, isDir bool) bool {
+	return !st.off && (matchIgnore(st.dot, dir, name, isDir) || st.anyGit && matchIgnore(st.git, dir, name, isDir))
+}
+
+// above starts the state of a walk from top (resolved): whether rg sees a
+// repository in top's ancestors, and the ignore files there, which the
+// walk does not apply but whose "!" lines can whitelist what the walk
+// would skip (rg reads them unless --no-ignore-parent).
+func (w *walker) above(top string) ignoreState {
+	st := ignoreState{anyGit: w.t.noRequireGit}
+	for d := top; d != "/"; {
+		d = filepath.Dir(d)
+		if dotGitSeenByRg(filepath.Join(d, ".git")) {
+			st.anyGit = true
+		}
+		for _, name := range []string{".ignore", ".rgignore", ".gitignore"} {
+			w.foreign(filepath.Join(d, name), &st)
+		}
+		for _, f := range excludeFiles(filepath.Join(d, ".git")) {
+			w.foreign(f, &st)
+		}
+	}
+	return st
+}
+
+// dotGitSeenByRg is rg's test for a repository (the ignore crate's
+// `dir.join(".git").exists()`): .git exists after following symlinks,
+// whatever it is — a directory, a file, a link to either. A dangling
+// link is no repository to rg, whatever git makes of it.
+func dotGitSeenByRg(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// excludeFiles are the info/exclude files of the repository at dotgit:
+// rg 13 reads .git/info/exclude; newer versions follow a .git file to
+// the worktree's git directory and its common directory.
+func excludeFiles(dotgit string) []string {
+	files := []string{filepath.Join(dotgit, "info", "exclude")}
+	gitDir, err := readGitFile(dotgit)
+	if err != nil {
+		return files
+	}
+	files = append(files, filepath.Join(gitDir, "info", "exclude"))
+	if data, err := readSmall(filepath.Join(gitDir, "commondir"), maxGitFileSize); err == nil {
+		common := strings.TrimSpace(string(data))
+		if !filepath.IsAbs(common) {
+			common = filepath.Join(gitDir, common)
+		}
+		files = append(files, filepath.Join(common, "info", "exclude"))
+	}
+	return files
+}
+
+// foreign notes an ignore file rg reads that the walk does not apply
+// (above the root, .git/info/exclude): a "!" line there can re-include
+// what the walk would skip, and can whitelist hidden names.
+func (w *walker) foreign(path string, st *ignoreState) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return
+	}
+	if w.t.skipsHidden && !w.whitelistsHidden {
+		w.whitelistsHidden = ignoreFileWhitelistsHidden(path)
+	}
+	if _, negated := parseIgnoreFile(path, ""); negated {
+		st.off = true
+	}
+}
+
+// ignoreFiles returns the state for the entries of dir (ents) from the
+// state above it. A .git entry makes dir a repository root the way rg
+// decides it (dotGitSeenByRg): .gitignore files count from here down,
+// those above no longer do. A .git that is there but that rg does not
+// see (a dangling link, an error) counts as a root for the latter only,
+// so the walk never applies a .gitignore rg would not.
+func (w *walker) ignoreFiles(dir string, ents []os.DirEntry, st ignoreState) ignoreState {
+	for _, e := range ents {
+		if e.Name() != ".git" {
+			continue
+		}
+		st.git = nil
+		if e.Type()&os.ModeSymlink == 0 || dotGitSeenByRg(filepath.Join(dir, ".git")) {
+			st.anyGit = true
+		}
+		for _, f := range excludeFiles(filepath.Join(dir, ".git")) {
+			w.foreign(f, &st)
+		}
+	}
 	for _, e := range ents {
 		name := e.Name()
 		if name != ".ignore" && name != ".rgignore" && name != ".gitignore" {
@@ -188,16 +326,20 @@ func (w *walker) ignoreFiles(dir string, ents []os.DirEntry, inherited []ignoreR
 		if w.t.skipsHidden && !w.whitelistsHidden {
 			w.whitelistsHidden = ignoreFileWhitelistsHidden(path)
 		}
-		if name == ".gitignore" && !w.inGitRepo {
-			continue
+		if name == ".gitignore" && !st.anyGit {
+			continue // rg does not read it here, nor below (see ignoreState.git)
 		}
 		more, negated := parseIgnoreFile(path, dir)
 		if negated {
-			return nil
+			st.off = true
 		}
-		rules = append(rules[:len(rules):len(rules)], more...)
+		if name == ".gitignore" {
+			st.git = append(st.git[:len(st.git):len(st.git)], more...)
+		} else {
+			st.dot = append(st.dot[:len(st.dot):len(st.dot)], more...)
+		}
 	}
-	return rules
+	return st
 }
 
 // parseIgnoreFile reads the rules the walk can apply from a gitignore-
@@ -239,7 +381,7 @@ func parseIgnoreFile(path, dir string) (rules []ignoreRule, negated bool) {
 	return rules, sc.Err() != nil
 }
 
-func ignored(rules []ignoreRule, dir, name string, isDir bool) bool {
+func matchIgnore(rules []ignoreRule, dir, name string, isDir bool) bool {
 	for _, r := range rules {
 		if (r.anchored && r.dir != dir) || (r.dirOnly && !isDir) {
 			continue
@@ -249,19 +391,6 @@ func ignored(rules []ignoreRule, dir, name string, isDir bool) bool {
 		}
 	}
 	return false
-}
-
-// inGitRepo: rg honours .gitignore files only below a directory holding
-// .git.
-func inGitRepo(dir string) bool {
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return true
-		}
-		if d == "/" {
-			return false
-		}
-	}
 }
 
 // Walkers of the default rules.
@@ -298,6 +427,9 @@ func walkRg(r *run, s *scanned, cwd string) string {
 	}
 	t.honorsIgnores = t.include == nil && !s.seen["--no-ignore"] && !s.seen["--no-ignore-dot"] &&
 		!s.seen["--no-ignore-vcs"] && !s.seen["--no-ignore-files"]
+	// With both spellings the later one wins; assuming --require-git
+	// applies fewer .gitignore files, so the walk reads more.
+	t.noRequireGit = s.seen["--no-require-git"] && !s.seen["--require-git"]
 	if s.seen["--glob-case-insensitive"] {
 		t.foldCase = true
 	}

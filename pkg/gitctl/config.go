@@ -6,7 +6,8 @@ import (
 	"strings"
 )
 
-const maxConfigSize = 1 << 20
+// MaxConfigSize bounds the git config files read: a larger one is an error.
+const MaxConfigSize = 1 << 20
 
 var errConfigSyntax = errors.New("bad config syntax")
 
@@ -23,7 +24,7 @@ type Entry struct {
 // is an error, and an error asks: a file git cannot read runs nothing,
 // but a file read differently from git could hide a key.
 func ParseConfig(data []byte) ([]Entry, error) {
-	if len(data) > maxConfigSize {
+	if len(data) > MaxConfigSize {
 		return nil, errors.New("config file too large to check")
 	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))

@@ -46,6 +46,20 @@ var removedVars = map[string]bool{
 // configured (the user's own global setup, such as git-lfs or commit
 // signing, keeps working); bashperm asks before any command runs in a
 // repository whose own config names such a program (see its doc.go).
+//
+// The submodule keys stop git from recursing into nested repositories:
+// `git status` and `git diff` otherwise run `git status` inside every
+// populated gitlink, where that repository's own config and
+// info/attributes (which a confined script can plant) choose filters and
+// fsmonitor that run unconfined. diff.ignoreSubmodules=dirty keeps git
+// out of a submodule's work tree (where those programs run) while still
+// showing a submodule that points at another commit; a .gitmodules entry
+// with `ignore = none` still overrides it for its path, which bashperm
+// checks.
+// diff.submodule=short keeps a diff from running `git diff` inside a
+// submodule (the "diff" format does). submodule.recurse and the
+// fetch/push keys keep fetch, pull, push, checkout and grep in the top
+// repository.
 var gitOverrides = [][2]string{
 	{"core.fsmonitor", "false"},
 	{"core.hooksPath", "/dev/null"},
@@ -53,6 +67,12 @@ var gitOverrides = [][2]string{
 	{"core.sshCommand", "ssh -oBatchMode=yes"},
 	{"log.showSignature", "false"},
 	{"credential.helper", ""},
+	{"diff.ignoreSubmodules", "dirty"},
+	{"diff.submodule", "short"},
+	{"status.submoduleSummary", "false"},
+	{"submodule.recurse", "false"},
+	{"fetch.recurseSubmodules", "false"},
+	{"push.recurseSubmodules", "no"},
 }
 
 // hardenEnv returns base with the hardened variables set. Inherited

@@ -89,3 +89,63 @@ func TestGitLogDoesNotRunThePlantedSignatureProgram(t *testing.T) {
 		assert.NoFileExists(t, marker, c)
 	}
 }
+
+// plantNestedRepo makes, inside repo, a nested repository whose own
+// config names a clean filter that touches marker and whose
+// info/attributes applies it to every file, registers it in repo's
+// index as a gitlink (its git directory in .git/modules/lib behind a
+// .git file when asModule), and leaves its file changed, so that git
+// re-cleans it when it looks inside: what a confined script can leave
+// behind for the next unconfined git command.
+func plantNestedRepo(t *testing.T, repo string, env []string, marker string, asModule bool) {
+	t.Helper()
+	script := `set -e
+cd "$1"
+mkdir lib && cd lib && git init -q && echo one > f.txt && git add f.txt && git commit -qm lib
+git config filter.x.clean "touch $2; cat" && git config filter.x.smudge cat
+echo '* filter=x' > .git/info/attributes
+cd ..
+if [ "$3" = module ]; then
+	mkdir -p .git/modules && mv lib/.git .git/modules/lib
+	echo 'gitdir: ../.git/modules/lib' > lib/.git
+	git --git-dir=.git/modules/lib config core.worktree ../../../lib
+fi
+git update-index --add --cacheinfo "160000,$(git -C lib rev-parse HEAD),lib"
+git commit -qm 'add lib'
+echo two > lib/f.txt && touch -d '2000-01-01' lib/f.txt
+rm -f "$2"`
+	mode := "gitlink"
+	if asModule {
+		mode = "module"
+	}
+	cmd := exec.Command("sh", "-c", script, "sh", repo, marker, mode)
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, string(out))
+}
+
+// A nested repository planted as a submodule runs none of its filters on
+// the shell's git commands: the hardened env stops git from recursing
+// into submodules (git 2.39 runs `git status` inside each populated
+// gitlink for status and diff otherwise).
+func TestGitDoesNotRecurseIntoPlantedSubmodules(t *testing.T) {
+	for _, asModule := range []bool{false, true} {
+		repo, env := gitRepo(t)
+		marker := filepath.Join(t.TempDir(), "marker")
+		plantNestedRepo(t, repo, env, marker, asModule)
+		// The world is really hostile: plain git runs the filter.
+		plain := exec.Command("git", "status")
+		plain.Dir, plain.Env = repo, env
+		out, err := plain.CombinedOutput()
+		require.NoError(t, err, string(out))
+		require.FileExists(t, marker, "module=%v", asModule)
+		require.NoError(t, os.Remove(marker))
+
+		sh := New(Options{LogRoot: t.TempDir(), Cwd: repo, Env: env})
+		for _, c := range []string{"git status", "git status --porcelain", "git diff", "git diff --stat",
+			"git diff HEAD", "git log -p", "git show", "git diff --submodule=log HEAD~1", "git commit --dry-run -a"} {
+			text, _ := execText(t, sh, c)
+			assert.NoFileExists(t, marker, "module=%v: %s\n%s", asModule, c, text)
+		}
+	}
+}
