@@ -81,10 +81,6 @@ func homeReads(home string) []string {
 	return out
 }
 
-// maxGitConfigBytes bounds the git configuration files read for
-// credentials; a larger one is not shown.
-const maxGitConfigBytes = 1 << 20
-
 // readSmall reads a regular file of at most limit bytes.
 func readSmall(path string, limit int64) ([]byte, error) {
 	fi, err := os.Stat(path)

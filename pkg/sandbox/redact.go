@@ -41,7 +41,7 @@ func redactGitConfig(text []byte) (out []byte, ok bool) {
 	var b bytes.Buffer
 	section := ""
 	sc := bufio.NewScanner(bytes.NewReader(text))
-	sc.Buffer(make([]byte, 64<<10), maxGitConfigBytes)
+	sc.Buffer(make([]byte, 64<<10), gitctl.MaxConfigSize)
 	continued := false
 	for sc.Scan() {
 		line := sc.Text()
@@ -160,7 +160,7 @@ func gitSection(header string) string {
 // the original), or "" when the file holds no credential; hide is set
 // when it holds one that cannot be redacted for sure.
 func redactedCopy(path string) (copyPath string, hide bool) {
-	text, err := readSmall(path, maxGitConfigBytes)
+	text, err := readSmall(path, gitctl.MaxConfigSize)
 	if err != nil || !gitConfigHasCredential(text) {
 		return "", err != nil && exists(path)
 	}

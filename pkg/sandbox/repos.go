@@ -90,7 +90,7 @@ func (r rules) repoRuns(g string, depth int) string {
 		return "commondir (it redirects git to another repository)"
 	}
 	for _, name := range []string{"config", "config.worktree"} {
-		data, err := readSmall(filepath.Join(g, name), maxGitConfigBytes)
+		data, err := readSmall(filepath.Join(g, name), gitctl.MaxConfigSize)
 		if err != nil {
 			if exists(filepath.Join(g, name)) {
 				return name + " (unreadable)"
