@@ -7,8 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/magenta-nvim/magenta/pkg/gitctl"
-	"github.com/magenta-nvim/magenta/pkg/secrets"
+	"github.com/magenta-nvim/magenta/pkg/sandbox"
 )
 
 // Exit codes of RunCLI.
@@ -112,33 +111,11 @@ func RunCLI(args []string, stdout, stderr io.Writer) int {
 	return ExitAsk
 }
 
-// cliPolicy is the default sandbox policy's shape, for trying verdicts
-// from a terminal: writes to the workspace (not its git control paths,
-// pkg/gitctl) and the temp directory; reads everywhere but secrets by
-// name (~/.ssh, ~/.aws, ~/.gnupg, .env…). The host checks against the
-// sandbox it actually runs.
+// cliPolicy is the default sandbox policy (sandbox.Policy with the
+// workspace and home, nothing added), for trying verdicts from a
+// terminal: the same Writable and Readable the host gives the checker
+// when no sandbox option is set.
 func cliPolicy(workspace, home string) (writable, readable func(string) bool) {
-	ws, err := resolve(workspace)
-	if err != nil {
-		ws = workspace
-	}
-	tmp, err := resolve(os.TempDir())
-	if err != nil {
-		tmp = os.TempDir()
-	}
-	hooks := gitctl.HooksPath(ws)
-	writable = func(p string) bool {
-		if _, in := within(ws, p); !in {
-			_, in = within(tmp, p)
-			return in
-		}
-		return !gitctl.Protected(ws, hooks, p)
-	}
-	readable = func(p string) bool {
-		if rel, in := within(ws, p); in {
-			return secrets.InPath(rel) == ""
-		}
-		return secrets.InPath(p) == ""
-	}
-	return writable, readable
+	p := sandbox.Policy{Workspace: workspace, Home: home}
+	return p.Writable, p.Readable
 }
