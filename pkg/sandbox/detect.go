@@ -5,8 +5,10 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -84,9 +86,16 @@ func Detect(ctx context.Context, bwrapPath string) Status {
 }
 
 // run runs bwrap with a closed stdin and returns its combined output.
+// bwrap gets a parent-death signal, so a host that exits while the
+// detection runs (Neovim quit at once) leaves no bwrap behind under
+// init; the signal follows the thread that started the child, so the
+// goroutine keeps its thread until the child has been waited for.
 func run(ctx context.Context, path string, args ...string) ([]byte, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.WaitDelay = time.Second
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	return cmd.CombinedOutput()
 }
 

@@ -17,6 +17,9 @@ import (
 const dialEnv = "SANDBOX_TEST_DIAL"
 
 func TestMain(m *testing.M) {
+	if fake := os.Getenv(detectEnv); fake != "" {
+		detectThenExit(fake)
+	}
 	if path := os.Getenv(dialEnv); path != "" {
 		c, err := net.Dial("unix", path)
 		if err != nil {
