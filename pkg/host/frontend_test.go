@@ -202,10 +202,17 @@ func TestHelpFile(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(doc, "magenta.txt"), text, 0o644))
 		n.Command("helptags " + doc)
 		n.Command("set rtp^=" + filepath.Dir(doc))
-		for _, tag := range []string{"magenta", "magenta.setup()", ":Magenta-toggle", "magenta-options-profiles", "magenta-keymaps", "magenta-interactive", "magenta-mcp-project", ":Magenta-mcp-trust"} {
+		for _, tag := range []string{"magenta", "magenta.setup()", ":Magenta-toggle", "magenta-options-profiles", "magenta-keymaps", "magenta-interactive", "magenta-mcp-project", ":Magenta-mcp-trust", "magenta-sandbox-home", "magenta-sandbox-env"} {
 			n.Command("help " + tag)
 			n.Command("helpclose")
 		}
+		// :help magenta opens the file at its top, not a section whose
+		// tag merely contains the word.
+		n.Command("help magenta")
+		var line int
+		n.LuaResult(&line, "return vim.fn.line('.')")
+		assert.Equal(t, 1, line, ":help magenta lands on the first line")
+		n.Command("helpclose")
 	})
 }
 
