@@ -53,6 +53,14 @@ func (h *Host) withMCP(opts config.Options, reg *tools.Registry, workspace, data
 				gate.Check()
 			}
 		},
+		// Before every start of a project server: is what it runs still
+		// what the user trusted? (A script the model rewrote is not.)
+		Verify: func(c mcp.ServerConfig) error {
+			if gate == nil {
+				return fmt.Errorf("%s: not trusted", project.FileName)
+			}
+			return gate.Verify(c)
+		},
 	})
 	var store *project.Store
 	if dataDir != "" {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -108,7 +109,9 @@ func TestMCPProjectFileTrustedWithYes(t *testing.T) {
 		text := n.WaitForText("display", "> YES")
 		assert.Contains(t, text, filepath.Join(n.Dir, ".mcp.json"))
 		exe, _ := os.Executable()
-		assert.Contains(t, text, "proj: MAGENTA_MCPTEST_SERVE=${MAGENTA_TEST_UNSET_MODE:-stdio} "+exe+" one", "shown as written")
+		assert.Contains(t, text, "┃ proj (stdio): "+exe+" one\n", "shown as written")
+		assert.Contains(t, text, `┃   env MAGENTA_MCPTEST_SERVE="${MAGENTA_TEST_UNSET_MODE:-stdio}"`)
+		assert.Contains(t, text, "┃   runs "+exe)
 		assert.NotContains(t, text, "ALWAYS")
 		servers, proj := mcpState(n)
 		assert.Empty(t, servers, "nothing starts before the answer")
@@ -273,7 +276,8 @@ func TestMCPProjectFileHTTPServer(t *testing.T) {
 		n, fake := startProject(t, bin, data, "")
 		send(t, n, fake, "hello").Reply("hi")
 		text := n.WaitForText("display", "> YES")
-		assert.Contains(t, text, "web: http ${MAGENTA_TEST_MCP_URL}", "shown as written")
+		assert.Contains(t, text, `┃ web (http): "${MAGENTA_TEST_MCP_URL}"`, "shown as written")
+		assert.Contains(t, text, `┃   header Authorization: "Bearer ${MAGENTA_TEST_MCP_TOKEN}"`, "the header, and which variable it sends")
 		assert.NotContains(t, text, "t0k", "no secret on the screen")
 		answer(n, "> YES")
 		n.WaitFor("the HTTP server to be ready", func() bool {
@@ -285,5 +289,63 @@ func TestMCPProjectFileHTTPServer(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		assert.Equal(t, "Bearer t0k", auth)
+	})
+}
+
+// Trust covers what runs: a server run by bash from a workspace script
+// is shown with every argument escaped; once trusted, a rewritten script
+// stops it and asks again, naming the script, and nothing runs before
+// YES.
+func TestMCPProjectScriptChangedAsksAgain(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	data, err := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"proj": map[string]any{"command": "bash", "args": []string{"tools/server.sh", "a\nb" + strings.Repeat(" ", 40) + "; touch x"},
+			"env": map[string]string{"MAGENTA_MCPTEST_SERVE": "stdio", "API_TOKEN": "literal-secret-value"}},
+	}})
+	require.NoError(t, err)
+	script := fmt.Sprintf("exec %q \"$@\"\n", exe)
+	nvimtest.ForEach(t, func(t *testing.T, bin string) {
+		n, fake := startProject(t, bin, data, "")
+		require.NoError(t, os.MkdirAll(filepath.Join(n.Dir, "tools"), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(n.Dir, "tools", "server.sh"), []byte(script), 0o644))
+		first := send(t, n, fake, "hello")
+		first.Reply("hi")
+		text := n.WaitForText("display", "> YES")
+		assert.Contains(t, text, `┃ proj (stdio): bash tools/server.sh "a\nb␠×40; touch x"`)
+		assert.Contains(t, text, `┃   env API_TOKEN="lite…(20 chars)"`)
+		assert.NotContains(t, text, "literal-secret-value")
+		real, _ := filepath.EvalSymlinks(bash)
+		assert.Contains(t, text, "┃   runs "+real+", tools/server.sh")
+		answer(n, "> YES")
+		var servers []mcpStatus
+		n.WaitFor("the project server to be ready", func() bool {
+			servers, _ = mcpState(n)
+			return len(servers) == 1 && servers[0].State == "ready"
+		}, func() string { return fmt.Sprintf("%+v", servers) })
+
+		// The script is rewritten (write_file, a git pull): the server
+		// stops and the question names the script.
+		require.NoError(t, os.WriteFile(filepath.Join(n.Dir, "tools", "server.sh"), []byte(script+"# planted\n"), 0o644))
+		second := send(t, n, fake, "again")
+		second.Reply("ok")
+		text = n.WaitForText("display", "tools/server.sh changed since you trusted it")
+		assert.Contains(t, text, "> YES")
+		n.WaitFor("the server to stop", func() bool {
+			servers, _ = mcpState(n)
+			return len(servers) == 0
+		}, func() string { return fmt.Sprintf("%+v", servers) })
+		third := send(t, n, fake, "still waiting")
+		assert.False(t, offers(third, "mcp__proj__echo"), "nothing runs before YES")
+		third.Reply("ok")
+		answer(n, "> YES")
+		n.WaitFor("the project server to be ready again", func() bool {
+			servers, _ = mcpState(n)
+			return len(servers) == 1 && servers[0].State == "ready"
+		}, func() string { return fmt.Sprintf("%+v", servers) })
 	})
 }

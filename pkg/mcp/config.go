@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/magenta-nvim/magenta/pkg/sandbox"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -40,6 +41,9 @@ type ServerConfig struct {
 	// Problem, when set, is why the server cannot start (a variable its
 	// project file names is not set); starting it fails with it.
 	Problem string
+	// Trusted is, for a project server, the digest of what it runs as
+	// the user trusted it; Options.Verify checks it before every start.
+	Trusted string
 }
 
 // Where a server was configured.
@@ -94,7 +98,7 @@ func (c ServerConfig) transport(life context.Context) (sdk.Transport, *exec.Cmd,
 	case c.Command != "":
 		cmd := exec.Command(c.Command, c.Args...)
 		cmd.Dir = c.Cwd
-		cmd.Env = os.Environ()
+		cmd.Env = c.environ(os.Environ())
 		for k, v := range c.Env {
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}
@@ -115,6 +119,18 @@ func (c ServerConfig) transport(life context.Context) (sdk.Transport, *exec.Cmd,
 		return &sdk.StreamableClientTransport{Endpoint: c.URL, HTTPClient: client, MaxRetries: -1}, nil, nil, nil
 	}
 	return nil, nil, nil, fmt.Errorf("mcpServers.%s: needs a command or a url", c.Name)
+}
+
+// environ is the environment a stdio server starts with (before its own
+// Env): setup()'s servers get the editor's whole environment; a project
+// file's get only the sandbox's allowlist (PATH, HOME, locale,
+// toolchains — no API key, no NVIM socket), the file naming whatever
+// else they need in "env".
+func (c ServerConfig) environ(env []string) []string {
+	if c.source() == SourceProject {
+		return sandbox.Policy{}.Environ(env)
+	}
+	return env
 }
 
 // headerTransport adds the configured headers (an API token) to every

@@ -29,6 +29,11 @@ type Options struct {
 	// it must not block) every time tools are listed; the project file's
 	// gate checks the file then.
 	OnUse func()
+	// Verify, when set, is asked before every start of a project
+	// server (the first and each restart), from the starting goroutine:
+	// an error (what the server runs changed since the user trusted it)
+	// fails the start with it.
+	Verify func(ServerConfig) error
 }
 
 // Manager owns the configured servers. Safe for concurrent use.

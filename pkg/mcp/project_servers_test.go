@@ -1,8 +1,11 @@
 package mcp
 
 import (
+	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -135,4 +138,92 @@ func TestSetProjectServersUnchangedIsQuiet(t *testing.T) {
 	if changes != 2 {
 		t.Fatalf("%d redraws for 2 changes", changes)
 	}
+}
+
+// environOf reads a process's environment from /proc.
+func environOf(t *testing.T, pid int) map[string]string {
+	t.Helper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	env := map[string]string{}
+	for _, kv := range strings.Split(string(data), "\x00") {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = v
+		}
+	}
+	return env
+}
+
+// A project server gets the sandbox's allowlist plus what its file
+// names, never the editor's whole environment (API keys, the NVIM
+// socket); a setup() server keeps the whole environment.
+func TestProjectServerEnvironmentIsAllowlisted(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-secret")
+	t.Setenv("NVIM", "/tmp/nvim.sock")
+	t.Setenv("LANG", "C.UTF-8")
+	m := NewManager(Options{Servers: []ServerConfig{stdioServer(t, "mine")}})
+	defer m.Close()
+	ready(t, m, toolCount)
+	proj := stdioServer(t, "proj")
+	proj.Env["NAMED_BY_FILE"] = "yes"
+	m.SetProjectServers([]ServerConfig{proj})
+	env := environOf(t, pidOf(t, m, "mcp__proj__pid"))
+	for _, k := range []string{"ANTHROPIC_API_KEY", "NVIM"} {
+		if _, ok := env[k]; ok {
+			t.Errorf("the project server got %s", k)
+		}
+	}
+	if env["NAMED_BY_FILE"] != "yes" || env["LANG"] != "C.UTF-8" || env["PATH"] != os.Getenv("PATH") {
+		t.Errorf("environment %v", env)
+	}
+	setup := environOf(t, pidOf(t, m, "mcp__mine__pid"))
+	if setup["ANTHROPIC_API_KEY"] != "sk-ant-secret" || setup["NVIM"] != "/tmp/nvim.sock" {
+		t.Errorf("the setup() server lost its environment: %v", setup)
+	}
+}
+
+// Verify is asked before every start of a project server (not of a
+// setup() one); its error fails the start without running anything.
+func TestVerifyBeforeProjectServerStarts(t *testing.T) {
+	var mu sync.Mutex
+	var asked []string
+	refuse := true
+	m := NewManager(Options{Servers: []ServerConfig{stdioServer(t, "mine")}, Verify: func(c ServerConfig) error {
+		mu.Lock()
+		defer mu.Unlock()
+		asked = append(asked, c.Name+" "+c.Trusted)
+		if refuse {
+			return errors.New("not started: tools/server.sh changed since you trusted it")
+		}
+		return nil
+	}})
+	defer m.Close()
+	ready(t, m, toolCount)
+	proj := stdioServer(t, "proj")
+	proj.Trusted = "digest"
+	m.SetProjectServers([]ServerConfig{proj})
+	end := time.Now().Add(deadline)
+	for {
+		st, _ := statusOf(m, "proj", SourceProject)
+		if st.State == StateFailed {
+			if !strings.Contains(st.LastError, "tools/server.sh changed") || st.PID != 0 {
+				t.Fatalf("status %+v", st)
+			}
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("not refused: %+v", m.Status())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	mu.Lock()
+	if strings.Join(asked, ",") != "proj digest" {
+		t.Fatalf("asked %q", asked)
+	}
+	refuse = false
+	mu.Unlock()
+	m.SetProjectServers([]ServerConfig{stdioServer(t, "proj")}) // the gate hands it on again, trusted
+	pidOf(t, m, "mcp__proj__pid")
 }

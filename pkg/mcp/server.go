@@ -72,6 +72,12 @@ func (s *server) need() []tools.Tool {
 func (s *server) start() {
 	defer s.m.changed()
 	s.m.changed()
+	if v := s.m.opts.Verify; v != nil && s.cfg.source() == SourceProject {
+		if err := v(s.cfg); err != nil {
+			s.fail(err)
+			return
+		}
+	}
 	transport, cmd, stderr, err := s.cfg.transport(s.m.ctx)
 	if err != nil {
 		s.fail(err)

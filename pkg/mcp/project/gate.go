@@ -81,13 +81,19 @@ type Gate struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 
+	// ws is the workspace's real path (what lies inside it is hashed);
+	// hasher remembers big files' hashes between checks.
+	ws     string
+	hasher *hasher
+
 	mu      sync.Mutex
 	queue   []op
 	state   State
 	problem string
-	hash    string          // the content the state is about
-	denied  map[string]bool // hashes answered NO this session
-	session map[string]bool // hashes trusted when the store could not be written
+	hash    string          // the fingerprint's digest the state is about
+	last    *Fingerprint    // the last fingerprint trusted this session
+	denied  map[string]bool // digests answered NO this session
+	session map[string]bool // digests trusted when the store could not be written
 }
 
 type op int
@@ -108,6 +114,10 @@ func NewGate(opts Options) *Gate {
 		opts: opts, file: filepath.Join(opts.Workspace, FileName), wake: make(chan struct{}, 1),
 		ctx: ctx, cancel: cancel, done: make(chan struct{}),
 		state: StateNotRead, denied: map[string]bool{}, session: map[string]bool{},
+		ws: opts.Workspace, hasher: newHasher(),
+	}
+	if real, err := filepath.EvalSymlinks(opts.Workspace); err == nil {
+		g.ws = real
 	}
 	if opts.Off {
 		g.state = StateOff
@@ -218,17 +228,26 @@ func (g *Gate) safely(o op) {
 }
 
 func (g *Gate) do(o op) {
-	data, hash, err := g.read()
+	data, fileHash, err := g.read()
 	if errors.Is(err, fs.ErrNotExist) {
-		g.set(StateAbsent, "", "", nil)
+		g.set(StateAbsent, "", "", nil, nil)
 		if o == opTrust {
 			g.warn(fmt.Sprintf("there is no %s to trust", g.file))
 		}
 		return
 	}
 	if err != nil {
-		g.malformed(hash, err.Error())
+		g.malformed(fileHash, err.Error())
 		return
+	}
+	servers, parseErr := Parse(data, g.opts.Workspace, g.opts.Lookup)
+	// The trust covers the file and what its servers run now.
+	hash := fileHash
+	var fp Fingerprint
+	var per map[string][]Ran
+	if parseErr == nil {
+		fp, per = fingerprint(fileHash, servers, g.ws, g.hasher)
+		hash = fp.Digest()
 	}
 	if o == opUntrust {
 		if g.opts.Store != nil {
@@ -237,9 +256,9 @@ func (g *Gate) do(o op) {
 			}
 		}
 		g.mu.Lock()
-		g.denied[hash], g.session[hash] = true, false
+		g.denied[hash], g.session[hash], g.last = true, false, nil
 		g.mu.Unlock()
-		g.set(StateUntrusted, hash, "", nil)
+		g.set(StateUntrusted, hash, "", nil, nil)
 		return
 	}
 	g.mu.Lock()
@@ -248,49 +267,80 @@ func (g *Gate) do(o op) {
 	if o == opCheck && unchanged {
 		return
 	}
-	servers, err := Parse(data, g.opts.Workspace, g.opts.Lookup)
-	if err != nil {
-		g.malformed(hash, err.Error())
+	if parseErr != nil {
+		g.malformed(fileHash, parseErr.Error())
 		return
 	}
 	if o == opTrust {
-		g.trust(hash)
-		g.set(StateTrusted, hash, "", servers)
+		g.trust(fp)
+		g.set(StateTrusted, hash, "", servers, per)
 		return
 	}
-	if g.trusted(hash) {
-		g.set(StateTrusted, hash, "", servers)
+	old, trusted := g.trusted(fp)
+	if trusted {
+		g.set(StateTrusted, hash, "", servers, per)
 		return
 	}
 	g.mu.Lock()
 	denied := g.denied[hash]
 	g.mu.Unlock()
 	if denied {
-		g.set(StateUntrusted, hash, "", nil)
+		g.set(StateUntrusted, hash, "", nil, nil)
 		return
 	}
-	g.ask(hash, servers)
+	var changes []string
+	if old != nil {
+		changes = fp.Changes(*old)
+	}
+	g.ask(fp, servers, per, changes)
 }
 
-// ask puts the question in the sidebar and waits for the answer (or for
-// Close). A file that changed before the answer is read again at the
-// next check; the answer is about the content shown.
-func (g *Gate) ask(hash string, servers []Server) {
-	g.set(StateWaiting, hash, "", nil)
-	lines := []string{g.file}
+// Reason is the question's reason (below the servers).
+const (
+	reasonNew     = "this workspace's .mcp.json starts these MCP servers (a command runs in the workspace with PATH, HOME, the locale and toolchain variables, plus the env shown; nothing else of your environment); start them? (YES is remembered for this workspace until the file or what it runs changes, NO until Neovim exits; :Magenta mcp-trust / mcp-untrust change it)"
+	reasonChanged = "what this workspace's .mcp.json starts changed since you trusted it (above); start these MCP servers? (a command gets PATH, HOME, the locale and toolchain variables plus the env shown; YES is remembered until the next change, NO until Neovim exits)"
+)
+
+// Question is the subject of the trust question: the file, what changed
+// since the last trust, and every server as written (see
+// Server.Describe) with what it runs.
+func Question(file string, servers []Server, per map[string][]Ran, changes []string) string {
+	lines := []string{Visible(file)}
+	if len(changes) > 0 {
+		lines = append(lines, "changed since you trusted it:")
+		for _, c := range changes {
+			lines = append(lines, "  ! "+c)
+		}
+	}
 	for _, s := range servers {
-		lines = append(lines, s.Name+": "+s.Shown)
+		lines = append(lines, s.Describe()...)
+		if l := describeRuns(per[s.Name]); l != "" {
+			lines = append(lines, l)
+		}
 	}
 	if len(servers) == 0 {
 		lines = append(lines, "(no servers)")
 	}
+	return strings.Join(lines, "\n")
+}
+
+// ask puts the question in the sidebar and waits for the answer (or for
+// Close). A file (or what it runs) that changed before the answer is
+// read again at the next check; the answer is about what was shown, and
+// the manager checks it again before starting a server.
+func (g *Gate) ask(fp Fingerprint, servers []Server, per map[string][]Ran, changes []string) {
+	hash := fp.Digest()
+	g.set(StateWaiting, hash, "", nil, nil)
 	if g.opts.Broker == nil { // nobody to ask: not trusted
-		g.set(StateUntrusted, hash, "", nil)
+		g.set(StateUntrusted, hash, "", nil, nil)
 		return
 	}
+	reason := reasonNew
+	if len(changes) > 0 {
+		reason = reasonChanged
+	}
 	d, err := g.opts.Broker.Ask(g.ctx, approval.Request{
-		Kind: KindProject, Subject: strings.Join(lines, "\n"), NoAlways: true,
-		Reason: "this workspace's .mcp.json starts these MCP servers; start them? (YES is remembered for this workspace until the file changes, NO until Neovim exits; :Magenta mcp-trust / mcp-untrust change it)",
+		Kind: KindProject, Subject: Question(g.file, servers, per, changes), NoAlways: true, Reason: reason,
 	})
 	if err != nil {
 		return // closing
@@ -299,56 +349,117 @@ func (g *Gate) ask(hash string, servers []Server) {
 		g.mu.Lock()
 		g.denied[hash] = true
 		g.mu.Unlock()
-		g.set(StateUntrusted, hash, "", nil)
+		g.set(StateUntrusted, hash, "", nil, nil)
 		return
 	}
-	g.trust(hash)
-	g.set(StateTrusted, hash, "", servers)
+	g.trust(fp)
+	g.set(StateTrusted, hash, "", servers, per)
 }
 
-func (g *Gate) trusted(hash string) bool {
+// trusted reports whether fp is trusted (this session, or in the
+// store), and otherwise returns what was trusted last, if anything, to
+// say what changed.
+func (g *Gate) trusted(fp Fingerprint) (*Fingerprint, bool) {
+	hash := fp.Digest()
 	g.mu.Lock()
-	session := g.session[hash]
+	session, last := g.session[hash], g.last
 	g.mu.Unlock()
-	if session || g.opts.Store == nil {
-		return session
+	if session {
+		return nil, true
 	}
-	ok, err := g.opts.Store.Trusted(g.opts.Workspace, hash)
-	if err != nil {
-		slog.Warn("mcp trust store", "err", err)
+	if g.opts.Store != nil {
+		old, ok, err := g.opts.Store.Trusted(g.opts.Workspace)
+		if err != nil {
+			slog.Warn("mcp trust store", "err", err)
+		}
+		if ok && old.Digest() == hash {
+			g.mu.Lock()
+			g.last = &fp
+			g.mu.Unlock()
+			return nil, true
+		}
+		if ok {
+			return &old, false
+		}
 	}
-	return ok
+	return last, false
 }
 
 // trust remembers a YES: in the store, or for the session when there is
 // none or it cannot be written.
-func (g *Gate) trust(hash string) {
+func (g *Gate) trust(fp Fingerprint) {
+	hash := fp.Digest()
 	g.mu.Lock()
-	g.session[hash], g.denied[hash] = true, false
+	g.session[hash], g.denied[hash], g.last = true, false, &fp
 	g.mu.Unlock()
 	if g.opts.Store == nil {
 		return
 	}
-	if err := g.opts.Store.Trust(g.opts.Workspace, hash); err != nil {
+	if err := g.opts.Store.Trust(g.opts.Workspace, fp); err != nil {
 		g.warn(fmt.Sprintf("could not remember the trust of %s (trusted until Neovim exits): %v", g.file, err))
 	}
 }
 
+// Verify checks, before the manager starts (or restarts) a project
+// server, that what it runs is still what the user trusted: the
+// executable and the workspace files, hashed afresh. When it is not, it
+// says what changed, and the gate reads the file again to ask.
+func (g *Gate) Verify(cfg mcp.ServerConfig) error {
+	if cfg.Source != mcp.SourceProject || cfg.Command == "" {
+		return nil
+	}
+	rs := runs(cfg, g.ws, g.hasher, true)
+	if serverDigest(rs) == cfg.Trusted {
+		return nil
+	}
+	g.hasher.forget() // the next check hashes every file again
+	g.Check()
+	now := Fingerprint{Runs: map[string]string{}}
+	for _, x := range rs {
+		now.Runs[cfg.Name+": "+x.What] = x.Path + "\t" + x.State
+	}
+	// What the user last trusted (which is what the manager was handed)
+	// says what changed.
+	was := Fingerprint{Runs: map[string]string{}}
+	g.mu.Lock()
+	if g.last != nil {
+		for k, v := range g.last.Runs {
+			if strings.HasPrefix(k, cfg.Name+": ") {
+				was.Runs[k] = v
+			}
+		}
+	}
+	g.mu.Unlock()
+	var changes []string
+	if len(was.Runs) > 0 {
+		changes = now.Changes(was)
+	}
+	if len(changes) == 0 {
+		changes = []string{"what it runs changed since you trusted it"}
+	}
+	return fmt.Errorf("not started: %s; %s asks again", strings.Join(changes, "; "), FileName)
+}
+
 func (g *Gate) malformed(hash, problem string) {
-	g.set(StateMalformed, hash, problem, nil)
+	g.set(StateMalformed, hash, problem, nil, nil)
 	g.warn(fmt.Sprintf("%s: %s; none of its MCP servers was started", g.file, problem))
 }
 
-// set records the state and hands the servers (nil: none) on.
-func (g *Gate) set(state State, hash, problem string, servers []Server) {
+// set records the state and hands the servers (nil: none) on, each with
+// the digest of what it runs (per) as trusted.
+func (g *Gate) set(state State, hash, problem string, servers []Server, per map[string][]Ran) {
+	var cfgs []mcp.ServerConfig
+	for _, s := range servers {
+		c := s.Config
+		if c.Command != "" {
+			c.Trusted = serverDigest(per[s.Name])
+		}
+		cfgs = append(cfgs, c)
+	}
 	g.mu.Lock()
 	changed := g.state != state || g.hash != hash || g.problem != problem
 	g.state, g.hash, g.problem = state, hash, problem
 	g.mu.Unlock()
-	var cfgs []mcp.ServerConfig
-	for _, s := range servers {
-		cfgs = append(cfgs, s.Config)
-	}
 	if g.opts.SetServers != nil {
 		g.opts.SetServers(cfgs)
 	}

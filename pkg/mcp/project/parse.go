@@ -39,10 +39,18 @@ type serverJSON struct {
 // before trusting it) and as it will run.
 type Server struct {
 	Name string
-	// Shown is the server as written, one line: the command and its
-	// arguments, or the transport and URL.
-	Shown  string
+	// Kind is "stdio", "http" or "sse".
+	Kind   string
 	Config mcp.ServerConfig
+	// written is the server as the file spells it, before ${VAR}
+	// expansion: what the question shows.
+	written written
+}
+
+type written struct {
+	command, url string
+	args         []string
+	env, headers map[string]string
 }
 
 // Parse reads a project file. dir is the workspace: stdio servers run
@@ -122,7 +130,13 @@ func parseServer(name string, raw json.RawMessage, dir string, env func(string) 
 		return out
 	}
 	cfg := mcp.ServerConfig{Name: name, Source: mcp.SourceProject}
-	var shown string
+	wr := written{args: j.Args, env: j.Env, headers: j.Headers}
+	if j.Command != nil {
+		wr.command = *j.Command
+	}
+	if j.URL != nil {
+		wr.url = *j.URL
+	}
 	switch kind {
 	case "stdio":
 		if j.Command == nil || *j.Command == "" {
@@ -141,15 +155,6 @@ func parseServer(name string, raw json.RawMessage, dir string, env func(string) 
 				cfg.Env[k] = expand(v)
 			}
 		}
-		shown = strings.Join(append([]string{*j.Command}, j.Args...), " ")
-		if len(j.Env) > 0 {
-			keys := make([]string, 0, len(j.Env))
-			for k := range j.Env {
-				keys = append(keys, k+"="+j.Env[k])
-			}
-			sort.Strings(keys)
-			shown = strings.Join(keys, " ") + " " + shown
-		}
 	case "http", "sse":
 		if j.URL == nil || *j.URL == "" {
 			return Server{}, fmt.Errorf(`a %q server needs "url"`, kind)
@@ -167,14 +172,13 @@ func parseServer(name string, raw json.RawMessage, dir string, env func(string) 
 				cfg.Headers[k] = expand(v)
 			}
 		}
-		shown = kind + " " + *j.URL
 	default:
 		return Server{}, fmt.Errorf(`"type" %q is not one of "stdio", "http", "sse"`, kind)
 	}
 	if len(missing) > 0 {
 		cfg.Problem = fmt.Sprintf("%s: not set in the environment (and no ${NAME:-default}): %s", FileName, dedup(missing))
 	}
-	return Server{Name: name, Shown: shown, Config: cfg}, nil
+	return Server{Name: name, Kind: kind, Config: cfg, written: wr}, nil
 }
 
 func dedup(names []string) string {

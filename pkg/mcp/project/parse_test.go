@@ -35,8 +35,11 @@ func TestParseStdioAndHTTP(t *testing.T) {
 		gh.Cwd != "/ws" || gh.Source != mcp.SourceProject || gh.Problem != "" {
 		t.Fatalf("github %+v", gh)
 	}
-	if s := byName["github"].Shown; s != "MODE=${MODE:-ro} TOKEN=${GH_TOKEN} npx -y server-github ${CLAUDE_PROJECT_DIR}/x" {
-		t.Fatalf("shown as written: %q", s)
+	if s := strings.Join(byName["github"].Describe(), "\n"); s != "github (stdio): npx -y server-github \"${CLAUDE_PROJECT_DIR}/x\"\n  env MODE=\"${MODE:-ro}\"\n  env TOKEN=\"${GH_TOKEN}\"" {
+		t.Fatalf("shown as written: %s", s)
+	}
+	if s := strings.Join(byName["docs"].Describe(), "\n"); s != "docs (http): \"${DOCS_URL:-https://docs.example/mcp}\"\n  header Authorization: \"Bearer ${API_KEY}\"" {
+		t.Fatalf("shown as written: %s", s)
 	}
 	docs := byName["docs"].Config
 	if docs.URL != "https://docs.example/mcp" || docs.Headers["Authorization"] != "Bearer k" || docs.SSE || docs.Command != "" {

@@ -13,7 +13,8 @@ import (
 const StoreFile = "mcp-trust.json"
 
 // Store remembers which project files the user trusted: per workspace
-// path, the SHA-256 of the file's content at the time. Safe for
+// path, the Fingerprint at the time (the SHA-256 of the file's content
+// and the state of what its servers run). Safe for
 // concurrent use; the file is replaced atomically (a temporary file
 // renamed over it), so another Neovim never reads half of it.
 type Store struct {
@@ -33,7 +34,7 @@ type storeJSON struct {
 }
 
 type trustEntry struct {
-	SHA256  string    `json:"sha256"`
+	Fingerprint
 	Trusted time.Time `json:"trusted"`
 }
 
@@ -57,22 +58,24 @@ func (s *Store) load() (storeJSON, error) {
 	return st, nil
 }
 
-// Trusted reports whether the user trusted the file with this hash in
-// workspace.
-func (s *Store) Trusted(workspace, hash string) (bool, error) {
+// Trusted returns what the user last trusted in workspace (ok false:
+// nothing). An entry written before what servers run was recorded has
+// no Runs.
+func (s *Store) Trusted(workspace string) (fp Fingerprint, ok bool, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st, err := s.load()
 	if err != nil {
-		return false, err
+		return Fingerprint{}, false, err
 	}
-	return st.Workspaces[workspace].SHA256 == hash, nil
+	e, ok := st.Workspaces[workspace]
+	return e.Fingerprint, ok && e.File != "", nil
 }
 
-// Trust remembers that the user trusted the file with this hash in
-// workspace (replacing an older hash).
-func (s *Store) Trust(workspace, hash string) error {
-	return s.update(func(st *storeJSON) { st.Workspaces[workspace] = trustEntry{SHA256: hash, Trusted: time.Now().UTC()} })
+// Trust remembers that the user trusted fp in workspace (replacing what
+// was trusted before).
+func (s *Store) Trust(workspace string, fp Fingerprint) error {
+	return s.update(func(st *storeJSON) { st.Workspaces[workspace] = trustEntry{Fingerprint: fp, Trusted: time.Now().UTC()} })
 }
 
 // Forget drops the workspace's trust.
