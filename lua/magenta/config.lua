@@ -46,7 +46,7 @@ M.defaults = {
     display = {
       activate = "<CR>", -- press the button / open the item under the cursor
       toggle = "=", -- expand or collapse a tool call, thinking or a compaction summary
-      approve = "a", -- approve the request under the cursor (or the oldest)
+      approve = "a", -- approve the request under the cursor (only there)
       deny = "d",
       always = "A", -- approve and remember the exact command for the session
       terminate = "x", -- stop the running tool call under the cursor
@@ -207,6 +207,7 @@ function M.for_host()
     },
     grep = o.grep,
     terminalKey = M.terminal_key(o.keymaps),
+    displayKeys = M.display_keys(o.keymaps),
     subagents = M.subagents_for_host(o.subagents),
     mcpServers = M.mcp_for_host(o.mcpServers),
     mcpProjectFile = o.mcpProjectFile,
@@ -290,6 +291,18 @@ function M.terminal_key(keymaps)
     return key
   end
   return ""
+end
+
+-- The display keys an approval block names, as the host reads them; ""
+-- for a key (or a group) that is disabled.
+function M.display_keys(keymaps)
+  local display = type(keymaps) == "table" and keymaps.display
+  local out = {}
+  for _, name in ipairs({ "activate", "approve", "deny", "always" }) do
+    local key = type(display) == "table" and display[name]
+    out[name] = type(key) == "string" and key or ""
+  end
+  return out
 end
 
 function M.profile_names()

@@ -17,6 +17,8 @@ local links = {
   MagentaStatus = "NonText",
   MagentaSelected = "Visual",
   MagentaButton = "Underlined",
+  -- Only real approvals' choices: the model's text never gets it.
+  MagentaApprovalChoice = "PmenuSel",
   MagentaDiffAdd = "DiffAdd",
   MagentaDiffDelete = "DiffDelete",
   MagentaDiffHunk = "Identifier",
@@ -55,7 +57,8 @@ end
 
 --- Replaces lines [s, e) of buf (e = -1: to the end) with lines, and
 --- highlights them; hls holds {line (relative to s), start, end, group}.
---- Windows whose cursor was on the last line keep following the end.
+--- Windows whose cursor was on the last line keep following the end, or
+--- stop on the first choice of an approval the edit draws.
 --- Only a display buffer is drawn into (see check_display).
 --- seq numbers the frame now shown; keys pressed in the buffer send it
 --- back (b:magenta_frame), so the host resolves them on that frame.
@@ -81,17 +84,26 @@ function M.apply(buf, s, e, lines, hls, seq)
   if not ok then
     error(err)
   end
+  -- The first choice of a real approval this edit draws (only the host
+  -- gives a line MagentaApprovalChoice, never the model's text).
+  local choice
   for _, h in ipairs(hls) do
     vim.api.nvim_buf_add_highlight(buf, M.ns, h[4], s + h[1], h[2], h[3])
+    if h[4] == "MagentaApprovalChoice" and (choice == nil or s + h[1] < choice) then
+      choice = s + h[1]
+    end
   end
   if seq and seq > 0 then
     vim.api.nvim_buf_set_var(buf, "magenta_frame", seq)
   end
   if #follow > 0 then
+    -- Windows following the end stop on an approval that appears, so
+    -- its keys answer it there; the current window stays current.
     local n = vim.api.nvim_buf_line_count(buf)
+    local target = choice and math.min(choice + 1, n) or n
     for _, win in ipairs(follow) do
       if vim.api.nvim_win_is_valid(win) then
-        vim.api.nvim_win_set_cursor(win, { n, 0 })
+        vim.api.nvim_win_set_cursor(win, { target, 0 })
       end
     end
   end

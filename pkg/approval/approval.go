@@ -113,10 +113,16 @@ func (b *Broker) remove(id string) {
 }
 
 // Answer answers the request id; it reports false when there is no such
-// pending request (already answered or withdrawn).
+// pending request (already answered or withdrawn), or when d is
+// AllowAlways and the request does not offer it (NoAlways): such an
+// answer is refused and the request keeps waiting.
 func (b *Broker) Answer(id string, d Decision) bool {
 	b.mu.Lock()
 	p, ok := b.pending[id]
+	if ok && d == AllowAlways && p.req.NoAlways {
+		b.mu.Unlock()
+		return false
+	}
 	if ok {
 		delete(b.pending, id)
 	}

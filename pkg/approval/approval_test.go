@@ -81,3 +81,19 @@ func TestAskWithdrawnOnCancel(t *testing.T) {
 	assert.Empty(t, b.Pending(""))
 	assert.False(t, b.Answer(req.ID, Allow))
 }
+
+// ALWAYS is refused for a request that does not offer it: the request
+// keeps waiting for an answer it offers.
+func TestAlwaysRefusedWhenNotOffered(t *testing.T) {
+	b := NewBroker(nil)
+	got := make(chan Decision, 1)
+	go func() {
+		d, _ := b.Ask(context.Background(), Request{ThreadID: "t", Kind: "mcp_project", NoAlways: true})
+		got <- d
+	}()
+	req := waitPending(t, b, 1)[0]
+	assert.False(t, b.Answer(req.ID, AllowAlways))
+	assert.Len(t, b.Pending(""), 1, "still waiting")
+	assert.True(t, b.Answer(req.ID, Allow))
+	assert.Equal(t, Allow, <-got)
+}

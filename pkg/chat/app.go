@@ -192,10 +192,15 @@ func (a *App) KeyOnFrame(key view.Key, line, frame int) {
 		} else {
 			action, ok = a.deps.Screen.BindingAt(line, key)
 		}
-		if !ok {
-			action, ok = a.oldestApproval(key)
-		}
-		if ok {
+		switch {
+		case !ok:
+			// An approval key away from any approval answers nothing: the
+			// cursor may be on a copy of a block the model wrote, and the
+			// request that waits may be in another thread or out of view.
+			a.explainApprovalKey(key)
+		case action.Kind == view.ActionNotOffered:
+			a.deps.Screen.Notify("magenta: "+action.Arg, LevelWarn)
+		default:
 			a.act(action)
 		}
 	})
@@ -487,20 +492,55 @@ func (a *App) onApprovalChange(threadID string, added *approval.Request) {
 	}
 }
 
-// oldestApproval answers approve / deny / always pressed away from any
-// approval: they go to the oldest pending request of any thread.
-func (a *App) oldestApproval(key view.Key) (view.Action, bool) {
-	kind, ok := map[view.Key]string{view.KeyApprove: view.ActionApprove, view.KeyDeny: view.ActionDeny, view.KeyAlways: view.ActionAlways}[key]
-	if !ok || a.deps.Broker == nil {
-		return view.Action{}, false
+// explainApprovalKey says, for an approve / deny / always key pressed
+// where no approval is drawn, where the cursor must go; it answers
+// nothing.
+func (a *App) explainApprovalKey(key view.Key) {
+	if key != view.KeyApprove && key != view.KeyDeny && key != view.KeyAlways {
+		return
 	}
-	req, ok := a.deps.Broker.Oldest()
-	if !ok {
-		return view.Action{}, false
+	here, elsewhere := 0, 0
+	if a.deps.Broker != nil {
+		a.sumMu.Lock()
+		for _, r := range a.deps.Broker.Pending("") {
+			if !a.listing && (r.ThreadID == "" || a.drawnInActive(a.byID[r.ThreadID])) {
+				here++
+			} else {
+				elsewhere++
+			}
+		}
+		a.sumMu.Unlock()
 	}
-	target := req.ThreadID
-	if target == "" { // a workspace question: any thread answers it
-		target = a.active.ID
+	var msg string
+	switch {
+	case here > 0:
+		msg = "magenta: the cursor is on no approval, so nothing was answered: put it on the request (its ┃ lines or a > choice) and press the key again"
+	case elsewhere > 0:
+		msg = fmt.Sprintf("magenta: no approval waits here, nothing was answered (%d wait in other threads: :Magenta threads)", elsewhere)
+	default:
+		msg = "magenta: no approval waits"
 	}
-	return view.Action{Target: target, Kind: kind, Arg: req.ID}, true
+	a.deps.Screen.Notify(msg, LevelInfo)
+}
+
+// drawnInActive reports whether t's approvals are drawn in the thread
+// shown: t is it, or one of its sub-agents (drawn in the spawn call).
+// Called with sumMu held (byID).
+func (a *App) drawnInActive(t *Thread) bool {
+	for t != nil {
+		if t == a.active {
+			return true
+		}
+		if t.agents.self == nil {
+			return false
+		}
+		t = t.agents.self.parent
+	}
+	return false
+}
+
+// approvalKeys are the keys approval blocks name.
+func (a *App) approvalKeys() *view.ApprovalKeys {
+	k := a.opts.DisplayKeyLabels()
+	return &view.ApprovalKeys{Activate: k.Activate, Approve: k.Approve, Deny: k.Deny, Always: k.Always}
 }

@@ -26,7 +26,7 @@ func (t *Thread) onApprovals() {
 	for _, e := range t.turn.pending {
 		var want *view.Approval
 		if r, ok := byTool[e.toolID]; ok {
-			want = &view.Approval{ID: r.ID, Subject: r.Subject, Reason: r.Reason, Always: alwaysLabel(r)}
+			want = t.viewApproval(r)
 		}
 		if !sameApproval(e.tool.Approval, want) {
 			e.tool.Approval = want
@@ -42,7 +42,7 @@ func (t *Thread) onWorkspaceApproval() {
 	var want *view.Approval
 	for _, r := range t.deps.Broker.Pending("") {
 		if r.ThreadID == "" {
-			want = &view.Approval{ID: r.ID, Subject: r.Subject, Reason: r.Reason, Always: alwaysLabel(r)}
+			want = t.viewApproval(r)
 			break
 		}
 	}
@@ -52,6 +52,15 @@ func (t *Thread) onWorkspaceApproval() {
 		t.dirty = true
 		t.unsettle()
 	}
+}
+
+// viewApproval is r as the thread draws it, with the keys that answer.
+func (t *Thread) viewApproval(r approval.Request) *view.Approval {
+	keys := view.DefaultApprovalKeys
+	if t.deps.ApprovalKeys != nil {
+		keys = *t.deps.ApprovalKeys
+	}
+	return &view.Approval{ID: r.ID, Subject: r.Subject, Reason: r.Reason, Always: alwaysLabel(r), Keys: keys}
 }
 
 func sameApproval(a, b *view.Approval) bool {

@@ -50,6 +50,9 @@ type Deps struct {
 	// TerminalKey is the key that opens a terminal (keymaps.display.terminal),
 	// named in the blocks' hints; "" when disabled.
 	TerminalKey string
+	// ApprovalKeys are the keys that answer approvals (keymaps.display),
+	// named in each approval block; nil: the defaults.
+	ApprovalKeys *view.ApprovalKeys
 	// MCP, when set, says which MCP servers are starting or failed, for
 	// the header. It is called for every frame, from the thread
 	// goroutine: it must be cheap and safe for concurrent use.

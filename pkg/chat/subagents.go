@@ -466,7 +466,7 @@ func (t *Thread) subagentLine(s *subagent) view.SubagentLine {
 	if st.state == subagentRunning && t.deps.Broker != nil {
 		if pending := t.deps.Broker.Pending(s.thread.ID); len(pending) > 0 {
 			r := pending[0]
-			line.Approval = &view.Approval{ID: r.ID, Subject: r.Subject, Reason: r.Reason, Always: alwaysLabel(r)}
+			line.Approval = t.viewApproval(r)
 		}
 	}
 	return line

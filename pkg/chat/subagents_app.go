@@ -107,9 +107,10 @@ func (a *App) threadDeps(env *capabilities.Environment, systemPrompt string) Dep
 		OnSummary: a.onSummary, Broker: a.deps.Broker, ContextFiles: a.deps.ContextFiles,
 		Profile: a.profiles.lookup, OnCompacted: a.deps.OnCompacted,
 		Terminals: a.deps.Terminals, TerminalKey: a.opts.TerminalKeyLabel(),
-		MCP:    a.deps.MCP,
-		Store:  a.deps.Store,
-		agents: agentDeps{app: a, limit: a.agents.limit, basePrompt: systemPrompt},
+		ApprovalKeys: a.approvalKeys(),
+		MCP:          a.deps.MCP,
+		Store:        a.deps.Store,
+		agents:       agentDeps{app: a, limit: a.agents.limit, basePrompt: systemPrompt},
 	}
 }
 

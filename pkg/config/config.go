@@ -171,6 +171,28 @@ type Options struct {
 	// TerminalKey is keymaps.display.terminal as the chat names it in
 	// hints: nil means the default "t", "" that it is disabled.
 	TerminalKey *string `json:"terminalKey,omitempty"`
+	// DisplayKeys are keymaps.display's answering keys as the chat names
+	// them in approval blocks: nil means the defaults, "" a disabled key.
+	DisplayKeys *DisplayKeys `json:"displayKeys,omitempty"`
+}
+
+// DisplayKeys are the display keys an approval block names.
+type DisplayKeys struct {
+	Activate string `json:"activate"`
+	Approve  string `json:"approve"`
+	Deny     string `json:"deny"`
+	Always   string `json:"always"`
+}
+
+// DefaultDisplayKeys are keymaps.display's defaults.
+var DefaultDisplayKeys = DisplayKeys{Activate: "<CR>", Approve: "a", Deny: "d", Always: "A"}
+
+// DisplayKeyLabels returns the display keys, the defaults when not sent.
+func (o Options) DisplayKeyLabels() DisplayKeys {
+	if o.DisplayKeys == nil {
+		return DefaultDisplayKeys
+	}
+	return *o.DisplayKeys
 }
 
 // DefaultTerminalKey is keymaps.display.terminal's default.

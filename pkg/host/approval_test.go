@@ -74,14 +74,18 @@ func TestApproveWithEnterOnYes(t *testing.T) {
 	})
 }
 
-func TestDenyWithKeyAnywhere(t *testing.T) {
+func TestDenyWithKeyInTheRequest(t *testing.T) {
 	nvimtest.ForEach(t, func(t *testing.T, bin string) {
 		n, fake := startShell(t, bin)
 		askBash(t, n, fake, "rm -rf important", "tu_2")
 		n.WaitForText("display", "> NO")
-		// The cursor is away from the request: the key answers the oldest.
+		// Away from the request the key answers nothing and says so; on
+		// any line of the request it answers it.
 		n.FocusRole("display")
 		n.Keys("gg")
+		n.Keys("d")
+		waitMessage(n, "the cursor is on no approval, so nothing was answered")
+		n.CursorTo("needs approval")
 		n.Keys("d")
 		next := fake.Next(t)
 		res, isErr := lastResult(t, next)
@@ -117,7 +121,8 @@ func TestTerminateRunningCommand(t *testing.T) {
 		askBash(t, n, fake, "echo started; sleep 30", "tu_5")
 		n.WaitForText("display", "> YES")
 		n.FocusRole("display")
-		n.Keys("a") // approve the oldest
+		n.CursorTo("┃ echo started")
+		n.Keys("a")
 		n.WaitForText("display", "│ started")
 		n.WaitFor("the timer", func() bool {
 			return strings.Contains(n.Text(n.Buffer("display")), "of 2m0s")

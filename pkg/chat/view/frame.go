@@ -35,7 +35,7 @@ const (
 	// KeyToggle is = by default: expand or collapse details.
 	KeyToggle Key = "toggle"
 	// KeyApprove, KeyDeny and KeyAlways answer the approval under the
-	// cursor (or the oldest one; the app decides).
+	// cursor, and nothing when the cursor is on no approval.
 	KeyApprove Key = "approve"
 	KeyDeny    Key = "deny"
 	KeyAlways  Key = "always"

@@ -42,7 +42,7 @@ func sampleThread() *Frame {
 		RenderToolCall("T", "e5", 1, ToolCall{Name: "slow\ntool", Status: ToolPreparing}),
 		RenderToolCall("T", "e5b", 1, ToolCall{Name: "bash_command", Status: ToolRunning, Summary: "run the tests", Detail: "$ make test", Running: "3s of 2m0s", Live: []string{"ok  pkg/a", "ok  pkg/b"}}),
 		RenderToolCall("T", "e5c", 1, ToolCall{Name: "bash_command", Status: ToolRunning, Summary: "clean", Detail: "$ rm -rf build",
-			Approval: &Approval{ID: "a1", Subject: "rm -rf build\necho done", Reason: "runs `rm`, which no rule allows", Always: "this exact command, every thread, until Neovim exits"}}),
+			Approval: &Approval{ID: "a1", Subject: "rm -rf build\necho done", Reason: "runs `rm`, which no rule allows", Always: "this exact command, every thread, until Neovim exits", Keys: DefaultApprovalKeys}}),
 		RenderToolCall("T", "e5d", 1, ToolCall{Name: "bash_command", Status: ToolDone, Summary: "list — exit code 0 after 12ms", Detail: "$ ls", LogPath: "/tmp/magenta/threads/T/tools/tu/bashCommand.log"}),
 		RenderNotice("e5e", 1, NoticeInfo, TurnUsageLine(Usage{Input: 12_345, Output: 321, CacheRead: 11_000}, 2)),
 		RenderNotice("e6", 1, NoticeWarning, "overloaded; retrying in 2s (attempt 2 of 5)"),
@@ -95,6 +95,8 @@ func TestGoldenMCP(t *testing.T) {
 		RenderHeader("h3", 1, both),
 		RenderHeader("h4", 1, h), // all ready: no line
 		RenderWorkspaceApproval("ws", 1, "T", &Approval{ID: "a7",
+			// Keys as configured (deny disabled): the hint names those.
+			Keys:    ApprovalKeys{Activate: "<Space>", Approve: "y", Always: "A"},
 			Subject: "/work/repo/.mcp.json\ngithub: npx -y server-github\ndocs: http https://docs.example/mcp",
 			Reason:  "this workspace's .mcp.json starts these MCP servers; start them?"}),
 		RenderWorkspaceApproval("ws2", 1, "T", nil),

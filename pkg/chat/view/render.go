@@ -21,9 +21,14 @@ const (
 	HlStatus    = "MagentaStatus"
 	HlSelected  = "MagentaSelected"
 	HlButton    = "MagentaButton"
-	HlDiffAdd   = "MagentaDiffAdd"
-	HlDiffDel   = "MagentaDiffDelete"
-	HlDiffHunk  = "MagentaDiffHunk"
+	// HlApprovalChoice marks the choices of a real approval (a request
+	// the broker holds): nothing the model writes is drawn with it, so a
+	// copy of an approval block in a reply or a tool's output looks
+	// different, and no key answers it (keys resolve on bindings only).
+	HlApprovalChoice = "MagentaApprovalChoice"
+	HlDiffAdd        = "MagentaDiffAdd"
+	HlDiffDel        = "MagentaDiffDelete"
+	HlDiffHunk       = "MagentaDiffHunk"
 )
 
 // maxDiffLines caps the diff drawn under a tool call; the file itself is
@@ -243,13 +248,29 @@ type Approval struct {
 	// Always labels the ALWAYS choice ("this exact command, …"); empty
 	// when the request must be asked every time.
 	Always string
+	// Keys are the keys that answer, as the user configured them, named
+	// in the block's hint line.
+	Keys ApprovalKeys
 }
+
+// ApprovalKeys are the display keymaps that answer an approval, as the
+// user configured them ("" when disabled).
+type ApprovalKeys struct {
+	Activate, Approve, Deny, Always string
+}
+
+// DefaultApprovalKeys are keymaps.display's defaults.
+var DefaultApprovalKeys = ApprovalKeys{Activate: "<CR>", Approve: "a", Deny: "d", Always: "A"}
 
 // Approval actions; Arg is the approval id.
 const (
 	ActionApprove = "approve"
 	ActionDeny    = "deny"
 	ActionAlways  = "always"
+	// ActionNotOffered is a key pressed on an approval that does not
+	// offer its answer (ALWAYS on a request asked every time): nothing is
+	// answered, the app says so; Arg is the message.
+	ActionNotOffered = "approval_not_offered"
 )
 
 // RenderToolCall draws a tool call: its head line, the command or other
@@ -348,25 +369,32 @@ func RenderToolCall(threadID, id string, version uint64, tc ToolCall) *Section {
 	return &Section{ID: id, Version: version, Lines: lines, Bindings: binds}
 }
 
-// appendApproval draws the command verbatim, why it needs approval, and
-// one line per choice; <CR> on a choice answers, and the approve / deny /
-// always keys answer anywhere in the block.
+// appendApproval draws the command verbatim, why it needs approval, one
+// line per choice (in HlApprovalChoice, which only real approvals get),
+// and a line naming the keys. <CR> on a choice answers it; the approve /
+// deny / always keys answer on any line of the block, and only there —
+// a key answers the request the cursor is on, never one elsewhere. A key
+// whose answer the request does not offer (ALWAYS on a request asked
+// every time) is bound to ActionNotOffered, so it answers nothing.
 func appendApproval(lines []Line, binds []Binding, threadID string, a *Approval) ([]Line, []Binding) {
 	start := len(lines)
 	for _, l := range strings.Split(strings.TrimRight(a.Subject, "\n"), "\n") {
 		lines = append(lines, whole("  ┃ "+l, HlWarning))
 	}
-	lines = append(lines, whole("  needs approval: "+a.Reason, HlWarning))
+	lines = append(lines, whole("  needs approval: "+oneLine(a.Reason), HlWarning))
 	choices := []struct{ text, kind string }{
 		{"  > YES", ActionApprove},
 		{"  > NO", ActionDeny},
 	}
 	if a.Always != "" {
-		choices = append(choices, struct{ text, kind string }{"  > ALWAYS (" + a.Always + ")", ActionAlways})
+		choices = append(choices, struct{ text, kind string }{"  > ALWAYS (" + oneLine(a.Always) + ")", ActionAlways})
 	}
 	for _, c := range choices {
 		binds = append(binds, Binding{Start: len(lines), End: len(lines) + 1, Key: KeyActivate, Action: Action{Target: threadID, Kind: c.kind, Arg: a.ID}})
-		lines = append(lines, Line{Text: c.text, Hl: []Highlight{{2, -1, HlButton}}})
+		lines = append(lines, Line{Text: c.text, Hl: []Highlight{{2, -1, HlApprovalChoice}}})
+	}
+	if hint := approvalHint(a); hint != "" {
+		lines = append(lines, whole("  "+hint, HlMeta))
 	}
 	keys := map[Key]string{KeyApprove: ActionApprove, KeyDeny: ActionDeny}
 	if a.Always != "" {
@@ -375,6 +403,13 @@ func appendApproval(lines []Line, binds []Binding, threadID string, a *Approval)
 	for key, kind := range keys {
 		binds = append(binds, Binding{Start: start, End: len(lines), Key: key, Action: Action{Target: threadID, Kind: kind, Arg: a.ID}})
 	}
+	if a.Always == "" {
+		msg := "ALWAYS is not offered for this request (it is asked every time), nothing was answered"
+		if k := a.Keys; k.Approve != "" || k.Deny != "" {
+			msg += "; keys: " + strings.Join(nonEmpty(keyName(k.Approve, "YES"), keyName(k.Deny, "NO")), ", ")
+		}
+		binds = append(binds, Binding{Start: start, End: len(lines), Key: KeyAlways, Action: Action{Target: threadID, Kind: ActionNotOffered, Arg: msg}})
+	}
 	sort.Slice(binds, func(i, j int) bool {
 		if binds[i].Start != binds[j].Start {
 			return binds[i].Start < binds[j].Start
@@ -382,6 +417,40 @@ func appendApproval(lines []Line, binds []Binding, threadID string, a *Approval)
 		return binds[i].Key < binds[j].Key
 	})
 	return lines, binds
+}
+
+// approvalHint names the keys that answer a (those the user kept).
+func approvalHint(a *Approval) string {
+	k := a.Keys
+	parts := nonEmpty(keyName(k.Approve, "YES"), keyName(k.Deny, "NO"))
+	if a.Always != "" {
+		parts = append(parts, nonEmpty(keyName(k.Always, "ALWAYS"))...)
+	}
+	if k.Activate != "" {
+		parts = append(parts, oneLine(k.Activate)+" on a choice")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "keys (cursor in this request): " + strings.Join(parts, " · ")
+}
+
+// keyName is "a YES" for key "a", "" when the key is disabled.
+func keyName(key, what string) string {
+	if key == "" {
+		return ""
+	}
+	return oneLine(key) + " " + what
+}
+
+func nonEmpty(ss ...string) []string {
+	out := ss[:0:0]
+	for _, s := range ss {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // NoticeLevel is how loud a notice is.

@@ -18,7 +18,7 @@ func TestGoldenSubagents(t *testing.T) {
 		RenderToolCall("T", "e1", 1, ToolCall{Name: "spawn_subagents", Status: ToolRunning, Running: "12s", Subagents: []SubagentLine{
 			{ID: "C1", Type: "explore", Label: "Find the parser", State: "done", Detail: "9s · 1.2k tokens"},
 			{ID: "C2", Type: "subagent", Label: SubagentLabel("run the tests\nand tell me which fail and why, with the first error of each"), State: "running", Detail: "12s",
-				Approval: &Approval{ID: "a3", Subject: "make test", Reason: "runs `make`", Always: "this exact command, every thread, until Neovim exits"}},
+				Approval: &Approval{ID: "a3", Subject: "make test", Reason: "runs `make`", Always: "this exact command, every thread, until Neovim exits", Keys: DefaultApprovalKeys}},
 			{ID: "C3", Type: "fast", Label: "count lines", State: "queued"},
 			{ID: "C4", Type: "fast", Label: "x", State: "aborted"},
 		}}),
