@@ -103,10 +103,16 @@ end
 --- Returns { loaded = false } or { loaded = true, size = bytes,
 --- modified = bool, conflict = bool, tick = changedtick } plus, unless
 --- the text is larger than max_bytes (nil: no limit), lines = {...},
---- eol = bool, dos = bool.
-function M.read(path, max_bytes)
+--- eol = bool, dos = bool. With checked (a read the host's permission
+--- check judged), an unmodified buffer is answered as not loaded and
+--- nothing reads the disk here: the host reads the file it checked, not
+--- whatever a reload would find at the name now.
+function M.read(path, max_bytes, checked)
   local buf = loaded(path)
   if not buf then
+    return { loaded = false }
+  end
+  if checked == true and not vim.bo[buf].modified then
     return { loaded = false }
   end
   check_disk(buf)

@@ -19,6 +19,10 @@ var (
 	// ErrDiskChanged: the file changed on disk while the editor holds
 	// unsaved changes to it, so writing either side would lose the other.
 	ErrDiskChanged = errors.New("changed on disk while its buffer has unsaved changes")
+	// ErrChangedWhileChecked: the file a permission decorator judged was
+	// no longer the one at its path when the read opened it (a directory
+	// or the file itself became a symlink): nothing was read.
+	ErrChangedWhileChecked = errors.New("the file changed while it was being checked; read it again")
 )
 
 // TooLargeError reports a file over a cap; it matches ErrTooLarge.
@@ -53,6 +57,32 @@ func WithBeneath(ctx context.Context, b Beneath) context.Context {
 func BeneathFrom(ctx context.Context) (Beneath, bool) {
 	b, ok := ctx.Value(beneathKey{}).(Beneath)
 	return b, ok
+}
+
+// Checked is the path a permission decorator judged for a read: the
+// caller's path with every symlink resolved. The disk FileIO opens
+// exactly Checked, following no symlink on the way (every component is
+// opened with O_NOFOLLOW), and fails with ErrChangedWhileChecked when it
+// meets one: the file read is the file judged, whatever was swapped in
+// between. A buffer-aware FileIO does not let the editor read the disk
+// for such a read (no reload of a buffer from a file that may have been
+// swapped): an unmodified buffer is read from the disk, as above.
+type Checked struct {
+	Path string
+}
+
+type checkedKey struct{}
+
+// WithChecked returns ctx asking the FileIO below to read c.Path (see
+// Checked).
+func WithChecked(ctx context.Context, c Checked) context.Context {
+	return context.WithValue(ctx, checkedKey{}, c)
+}
+
+// CheckedFrom returns the judged path in ctx, if any.
+func CheckedFrom(ctx context.Context) (Checked, bool) {
+	c, ok := ctx.Value(checkedKey{}).(Checked)
+	return c, ok
 }
 
 // FileInfo is what Stat reports.

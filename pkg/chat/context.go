@@ -10,6 +10,7 @@ import (
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
 	"github.com/magenta-nvim/magenta/pkg/chat/provider"
+	"github.com/magenta-nvim/magenta/pkg/chat/view"
 	"github.com/magenta-nvim/magenta/pkg/edit"
 )
 
@@ -36,6 +37,7 @@ type (
 		blocks  []provider.Block
 		updated map[string]string // path → content now sent
 		missing map[string]bool
+		refused []string // what the chat says about files the check refused
 	}
 )
 
@@ -83,14 +85,20 @@ func (t *Thread) readContext(send msgSend) {
 		files[i] = *c
 	}
 	fs := t.deps.ContextFiles
+	// The thread's own approvals (a YES to get_file of the same path)
+	// hold for its context files too.
+	ctx := capabilities.WithCall(t.ctx, capabilities.CallInfo{ThreadID: t.ID})
 	t.workers.Add(1)
 	go func() {
 		defer t.workers.Done()
 		msg := msgContextRead{send: send, updated: map[string]string{}, missing: map[string]bool{}}
 		for _, f := range files {
-			block, now, missing := contextBlock(t.ctx, fs, f)
+			block, now, missing, refused := readContextBlock(ctx, fs, f)
 			if missing {
 				msg.missing[f.path] = true
+			}
+			if refused != nil {
+				msg.refused = append(msg.refused, fmt.Sprintf("Context file %s was not sent: %v", f.rel, refused))
 			}
 			if block != "" {
 				msg.blocks = append(msg.blocks, provider.TextBlock(block))
@@ -104,32 +112,43 @@ func (t *Thread) readContext(send msgSend) {
 // contextBlock is what the model gets for one context file: the whole
 // file the first time, then a diff when it changed, nothing when not.
 func contextBlock(ctx context.Context, fs capabilities.FileIO, f contextFile) (block, now string, missing bool) {
+	block, now, missing, _ = readContextBlock(ctx, fs, f)
+	return block, now, missing
+}
+
+// readContextBlock is contextBlock that also returns the refusal when
+// the file check refused the file (a secret, a file outside the
+// workspace, a link to one): the model is told it was withheld and that
+// get_file asks for it; nothing of the file is sent.
+func readContextBlock(ctx context.Context, fs capabilities.FileIO, f contextFile) (block, now string, missing bool, refused error) {
 	if fs == nil {
-		return "", "", false
+		return "", "", false, nil
 	}
 	data, err := readContextFile(ctx, fs, f.path)
 	var tooLarge *capabilities.TooLargeError
 	switch {
+	case errors.Is(err, capabilities.ErrPermissionDenied):
+		return fmt.Sprintf("Context file %s was not included: %v. Read it with get_file if you need it (the user is asked).", f.rel, err), "", false, err
 	case errors.Is(err, capabilities.ErrNotExist):
 		if f.seen {
-			return fmt.Sprintf("Context file %s was deleted.", f.rel), "", true
+			return fmt.Sprintf("Context file %s was deleted.", f.rel), "", true, nil
 		}
-		return fmt.Sprintf("Context file %s does not exist.", f.rel), "", true
+		return fmt.Sprintf("Context file %s does not exist.", f.rel), "", true, nil
 	case errors.As(err, &tooLarge):
-		return fmt.Sprintf("Context file %s is %d bytes, too large to include (the limit is %d KB); read the parts you need with get_file.", f.rel, tooLarge.Size, ContextFileMaxBytes>>10), "", false
+		return fmt.Sprintf("Context file %s is %d bytes, too large to include (the limit is %d KB); read the parts you need with get_file.", f.rel, tooLarge.Size, ContextFileMaxBytes>>10), "", false, nil
 	case errors.Is(err, capabilities.ErrNotRegular):
-		return fmt.Sprintf("Context file %s is not a regular file (a FIFO, device or socket); it is not included.", f.rel), "", false
+		return fmt.Sprintf("Context file %s is not a regular file (a FIFO, device or socket); it is not included.", f.rel), "", false, nil
 	case err != nil:
-		return fmt.Sprintf("Context file %s could not be read: %v", f.rel, err), "", false
+		return fmt.Sprintf("Context file %s could not be read: %v", f.rel, err), "", false, nil
 	}
 	now = string(data)
 	switch {
 	case !f.seen:
-		return fmt.Sprintf("Context file %s:\n```\n%s\n```", f.rel, strings.TrimRight(now, "\n")), now, false
+		return fmt.Sprintf("Context file %s:\n```\n%s\n```", f.rel, strings.TrimRight(now, "\n")), now, false, nil
 	case now == f.sent:
-		return "", now, false
+		return "", now, false, nil
 	}
-	return fmt.Sprintf("Context file %s changed since you last saw it:\n```diff\n%s```", f.rel, edit.Diff(f.rel, f.sent, now, 3)), now, false
+	return fmt.Sprintf("Context file %s changed since you last saw it:\n```diff\n%s```", f.rel, edit.Diff(f.rel, f.sent, now, 3)), now, false, nil
 }
 
 // readContextFile reads path unless it is over ContextFileMaxBytes: the
@@ -163,6 +182,9 @@ func readContextFile(ctx context.Context, fs capabilities.FileIO, path string) (
 
 // onContextRead sends the user's message with its context blocks first.
 func (t *Thread) onContextRead(m msgContextRead) {
+	for _, r := range m.refused {
+		t.notice(view.NoticeWarning, r)
+	}
 	for _, c := range t.context {
 		if now, ok := m.updated[c.path]; ok {
 			c.sent, c.seen = now, true

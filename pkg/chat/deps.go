@@ -34,8 +34,10 @@ type Deps struct {
 	// Broker holds the approvals the thread's tools wait for; nil when
 	// nothing in the environment asks.
 	Broker *approval.Broker
-	// ContextFiles reads the files the user attaches (no permission
-	// check: attaching is the user's consent); nil disables them.
+	// ContextFiles reads the files the user attaches, through the same
+	// file check as get_file but refusing (with the reason, shown in the
+	// chat) what would ask: a file swapped for a link to a secret after
+	// it was attached is not sent. Nil disables them.
 	ContextFiles capabilities.FileIO
 	// Profile finds a profile by name (a thread's compactProfile); nil:
 	// only the thread's own profile is known.

@@ -82,10 +82,21 @@ func (h *Host) environment(opts config.Options, cwd, dataDir string) (*capabilit
 	for i, r := range opts.Files.Rules {
 		rules[i] = guard.FileRule{Path: r.Path, Read: r.Read, Write: r.Write, Secret: r.Secret}
 	}
-	env.Files = guard.NewFileIO(nvimbuf.New(h.nv, localfs.New()), guard.FileOptions{
-		Workspace: workspace, Readable: []string{logRoot}, Rules: rules,
+	// A log root that failed its checks (planted as a symlink, another
+	// user's) grants nothing; a usable one grants reads of what is not a
+	// secret.
+	var readableRoots []string
+	if inner.LogRootUsable() {
+		readableRoots = []string{logRoot}
+	}
+	files := guard.NewFileIO(nvimbuf.New(h.nv, localfs.New()), guard.FileOptions{
+		Workspace: workspace, Readable: readableRoots, Rules: rules,
 		Broker: h.broker, Remembered: h.remembered,
 	})
+	env.Files = files
+	// Context files and @file/@buf mentions go through the same check;
+	// nothing asks at send, so what would ask is refused and named.
+	h.contextFiles = files.Refusing()
 	env.LSP, env.Diagnostics, env.LSPRunning = h.lsp, h.lsp, h.lsp.Running
 	reg := h.opts.Tools
 	if reg == nil {

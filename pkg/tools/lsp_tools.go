@@ -110,6 +110,15 @@ func runDiagnostics(ctx context.Context, call Call, p DiagnosticsParams) Result 
 	path := ""
 	if p.FilePath != "" {
 		path = resolveToolPath(call.Env, p.FilePath)
+		// The servers read the file and the model gets their words about
+		// it: the file passes the read check first (a secret or a file
+		// outside the workspace asks), before Neovim loads it.
+		if call.Env.Files == nil {
+			return Errorf("this environment has no files")
+		}
+		if _, err := call.Env.Files.Stat(ctx, path); err != nil {
+			return fileError(path, err)
+		}
 	}
 	report, err := call.Env.Diagnostics.Diagnostics(ctx, path)
 	if err != nil {

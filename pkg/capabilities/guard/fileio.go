@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -31,7 +32,10 @@ type FileRule struct {
 // FileOptions configures a guarded FileIO.
 type FileOptions struct {
 	Workspace string
-	// Readable are roots always readable (the command-log root).
+	// Readable are roots readable without asking (the command-log root),
+	// except for secrets below them. A root that is itself a symlink, or
+	// resolves to "/", grants nothing: pass only a root that passed its
+	// own checks (localshell.Shell.LogRootUsable).
 	Readable   []string
 	Rules      []FileRule
 	Broker     *approval.Broker
@@ -45,6 +49,8 @@ type FileOptions struct {
 type FileIO struct {
 	inner capabilities.FileIO
 	o     FileOptions
+	// refuse: a read that would ask is refused instead (see Refusing).
+	refuse bool
 }
 
 var _ capabilities.FileIO = (*FileIO)(nil)
@@ -52,26 +58,49 @@ var _ capabilities.FileIO = (*FileIO)(nil)
 // NewFileIO guards inner.
 func NewFileIO(inner capabilities.FileIO, o FileOptions) *FileIO {
 	o.Workspace = resolvePath(o.Workspace)
-	for i, r := range o.Readable {
-		o.Readable[i] = resolvePath(r)
+	readable := make([]string, 0, len(o.Readable))
+	for _, r := range o.Readable {
+		if r == "" {
+			continue
+		}
+		if fi, err := os.Lstat(filepath.Clean(r)); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			continue // planted: a link could lead anywhere
+		}
+		if r = resolvePath(r); r != "/" {
+			readable = append(readable, r)
+		}
 	}
+	o.Readable = readable
 	return &FileIO{inner: inner, o: o}
 }
 
-// Open implements capabilities.FileIO.
-func (f *FileIO) Open(ctx context.Context, path string) (io.ReadCloser, error) {
-	if _, err := f.check(ctx, path, false); err != nil {
-		return nil, err
-	}
-	return f.inner.Open(ctx, path)
+// Refusing returns a FileIO with the same rules, remembered answers and
+// inner FileIO that refuses, with the reason, every access that would
+// ask: for reads no tool call asked for (context files at send), where no
+// question can be drawn.
+func (f *FileIO) Refusing() *FileIO {
+	return &FileIO{inner: f.inner, o: f.o, refuse: true}
 }
 
-// ReadFile implements capabilities.FileIO.
-func (f *FileIO) ReadFile(ctx context.Context, path string) ([]byte, error) {
-	if _, err := f.check(ctx, path, false); err != nil {
+// Open implements capabilities.FileIO. The inner FileIO is asked to open
+// the path as judged and nothing else (capabilities.WithChecked): a
+// symlink swapped in after the check fails the read.
+func (f *FileIO) Open(ctx context.Context, path string) (io.ReadCloser, error) {
+	resolved, err := f.check(ctx, path, false)
+	if err != nil {
 		return nil, err
 	}
-	return f.inner.ReadFile(ctx, path)
+	return f.inner.Open(capabilities.WithChecked(ctx, capabilities.Checked{Path: resolved}), path)
+}
+
+// ReadFile implements capabilities.FileIO, reading what was judged as
+// Open does.
+func (f *FileIO) ReadFile(ctx context.Context, path string) ([]byte, error) {
+	resolved, err := f.check(ctx, path, false)
+	if err != nil {
+		return nil, err
+	}
+	return f.inner.ReadFile(capabilities.WithChecked(ctx, capabilities.Checked{Path: resolved}), path)
 }
 
 // WriteFile implements capabilities.FileIO; the write is confined to the
@@ -159,6 +188,9 @@ func (f *FileIO) check(ctx context.Context, path string, write bool) (string, er
 	if f.o.Remembered.Has(kind, key) {
 		return resolved, nil
 	}
+	if f.refuse {
+		return "", &capabilities.DeniedError{What: resolved, Reason: reason + "; only a tool call can ask for that"}
+	}
 	if _, err := askUser(ctx, f.o.Broker, approval.Request{
 		ThreadID: call.ThreadID, ToolUseID: call.RequestID, Kind: kind, Subject: resolved, Reason: reason, NoAlways: true,
 	}, "the user declined"); err != nil {
@@ -175,23 +207,31 @@ func (f *FileIO) reason(resolved string, write bool) string {
 	if write {
 		verb = "writes"
 	}
-	if rule, ok := f.rule(resolved); ok {
+	// A secret is judged by the names below the root that would allow
+	// it, before any allowance: a rule or the log root allows what it
+	// covers, except secrets inside it.
+	rule, ruled := f.rule(resolved)
+	if ruled {
 		switch {
 		case rule.Secret:
 			return fmt.Sprintf("%s %s, which a rule marks secret", verb, resolved)
-		case write && rule.Write, !write && (rule.Read || rule.Write):
+		case (write && rule.Write || !write && (rule.Read || rule.Write)) && secretBelow(rule.Path, resolved) == "":
 			return ""
 		}
 	}
-	if !write && slices.ContainsFunc(f.o.Readable, func(root string) bool { return within(root, resolved) }) {
+	if !write && slices.ContainsFunc(f.o.Readable, func(root string) bool {
+		return within(root, resolved) && secretBelow(root, resolved) == ""
+	}) {
 		return ""
 	}
 	if !within(f.o.Workspace, resolved) {
+		if name := secrets.InPath(resolved); name != "" {
+			return fmt.Sprintf("%s %s, outside the workspace and a secret (%s)", verb, resolved, name)
+		}
 		return fmt.Sprintf("%s %s, outside the workspace", verb, resolved)
 	}
 	rel, _ := filepath.Rel(f.o.Workspace, resolved)
-	parts := strings.Split(filepath.ToSlash(rel), "/")
-	if name := secrets.In(parts); name != "" {
+	if name := secretBelow(f.o.Workspace, resolved); name != "" {
 		return fmt.Sprintf("%s %s, a secret (%s)", verb, rel, name)
 	}
 	if write && gitctl.Protected(f.o.Workspace, gitctl.HooksPath(f.o.Workspace), resolved) {
@@ -210,4 +250,14 @@ func (f *FileIO) rule(resolved string) (FileRule, bool) {
 		}
 	}
 	return best, found
+}
+
+// secretBelow names the secret among path's components below root (both
+// resolved, path within root), "" when there is none.
+func secretBelow(root, path string) string {
+	rel, err := filepath.Rel(root, path)
+	if err != nil || rel == "." {
+		return ""
+	}
+	return secrets.In(strings.Split(filepath.ToSlash(rel), "/"))
 }

@@ -34,6 +34,14 @@
 // a stat and the open is still caught. ReadFile and Update read no more
 // than their cap plus one byte.
 //
+// A read carrying the path a permission decorator judged
+// (capabilities.WithChecked) opens that path and no other: from "/", one
+// component at a time, each with O_NOFOLLOW (O_PATH for directories on
+// Linux); a symlink met on the way, which the judged path (every link
+// resolved) did not have, fails with capabilities.ErrChangedWhileChecked.
+// So a file or directory swapped for a link to a secret between the
+// check and the read cannot be read in its place.
+//
 // Without a confinement, symlinks are followed as the OS does, the final
 // component included:
 // writing through a link replaces the file it points to (creating it when

@@ -132,12 +132,22 @@ func mkdirAll(ctx context.Context, path string) error {
 // openFile opens path for reading and refuses directories, FIFOs, devices
 // and sockets. It opens without blocking (a FIFO without a writer would
 // block open(2) forever) and checks the opened file, not the name, so a
-// file swapped for a FIFO in between is caught too.
+// file swapped for a FIFO in between is caught too. With a judged path in
+// ctx (capabilities.WithChecked) it opens that path without following any
+// symlink.
 func openFile(ctx context.Context, op, path string) (*os.File, fs.FileInfo, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, fmt.Errorf("%s %s: %w", op, path, err)
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	var f *os.File
+	var err error
+	if c, ok := capabilities.CheckedFrom(ctx); ok {
+		// The permission decorator judged c.Path: open that file and
+		// no other (see capabilities.Checked).
+		f, err = openNoFollow(c.Path)
+	} else {
+		f, err = os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	}
 	if err != nil {
 		return nil, nil, wrap(op, path, err)
 	}

@@ -145,6 +145,11 @@ func New(opts Options) *Shell {
 // per-user fallback).
 func (s *Shell) LogRoot() string { return s.logRoot }
 
+// LogRootUsable reports whether LogRoot passed its checks (the
+// configured root or its fallback); when it did not, LogRoot is the
+// configured path, which may be planted, and must grant nothing.
+func (s *Shell) LogRootUsable() bool { return s.logRootErr == nil }
+
 // Warning is a message for the user about the log root (a fallback was
 // used, or none is usable), or "".
 func (s *Shell) Warning() string { return s.warning }

@@ -24,6 +24,13 @@
 // two versions): reading the first lines of a huge log open in a buffer
 // copies those lines, not the log, and does not hold Neovim for seconds.
 //
+// A read carrying a judged path (capabilities.WithChecked, set by the
+// permission decorator) takes a buffer only when it holds unsaved
+// changes, without :checktime; an unmodified buffer is read from the
+// disk FileIO, which opens the judged file and no other, so a file
+// swapped for a symlink after the check cannot reach the model through a
+// reload either.
+//
 // Buffer text is turned into file bytes the way Neovim would write it:
 // lines joined by "\n" ("\r\n" for fileformat=dos), with a final newline
 // when 'eol' or 'fixeol' is set (a file read without one is written with
@@ -110,8 +117,13 @@ func (f *FS) buffer(ctx context.Context, path string, maxBytes int64) (bufferTex
 	if maxBytes >= 0 {
 		limit = maxBytes
 	}
+	// A read a permission decorator judged (capabilities.Checked) must
+	// not let Neovim reload the buffer from a file swapped since: Lua
+	// then answers an unmodified buffer as not loaded, and the disk
+	// FileIO reads the judged file.
+	_, checked := capabilities.CheckedFrom(ctx)
 	var b bufferText
-	if err := f.nv.ExecLua(`return require('magenta.files').read(...)`, &b, path, limit); err != nil {
+	if err := f.nv.ExecLua(`return require('magenta.files').read(...)`, &b, path, limit, checked); err != nil {
 		return bufferText{}, fmt.Errorf("read buffer %s: %w", path, err)
 	}
 	return b, nil
