@@ -6,7 +6,8 @@ local M = {}
 
 local api = vim.api
 
--- GIT_TIMEOUT_MS bounds @diff/@staged: sending waits for git (jobwait).
+-- GIT_TIMEOUT_MS bounds @diff/@staged: sending waits for git (the host
+-- runs it).
 M.GIT_TIMEOUT_MS = 5000
 -- FILES_TIMEOUT_MS and FILES_MAX bound the file list completion reads.
 M.FILES_TIMEOUT_MS = 2000
@@ -178,30 +179,24 @@ function M.run(cmd, timeout_ms)
   return out
 end
 
--- The user's own git diff, run as they would: --no-ext-diff and
--- --no-textconv so a repository's config cannot run a diff program, and
--- fsmonitor off so it cannot run a hook either.
+-- The user's own git diff. The host runs it (the "git_diff" request,
+-- pkg/host/gitdiff.go) with the shell's hardened git environment,
+-- --no-ext-diff --no-textconv and no fsmonitor, and refuses a repository
+-- whose config names a program git could run (a filter runs on any
+-- `git diff` of work-tree files): it answers { label, text }.
 local function git_diff(name, arg)
-  local cmd = { "git", "-c", "core.fsmonitor=false", "diff", "--no-ext-diff", "--no-textconv", "--no-color" }
-  if name == "staged" then
-    cmd[#cmd + 1] = "--staged"
-  end
-  if arg then
-    cmd[#cmd + 1] = "--"
-    cmd[#cmd + 1] = arg
-  end
-  local what = (name == "staged" and "Staged changes (git diff --staged" or "Working tree changes (git diff")
-    .. (arg and (" -- " .. arg) or "")
-    .. ")"
   local mention = "@" .. name .. (arg and (":" .. arg) or "")
-  local out, err = M.run(cmd, M.GIT_TIMEOUT_MS)
-  if not out then
-    return mention .. " (failed)", string.format("The user mentioned %s but %s failed: %s", mention, what, err)
+  local res, err = require("magenta.host").request("git_diff", {
+    cwd = vim.fn.getcwd(),
+    staged = name == "staged",
+    path = arg or "",
+    timeout = M.GIT_TIMEOUT_MS,
+  }, M.GIT_TIMEOUT_MS + 2000)
+  if type(res) ~= "table" or type(res.label) ~= "string" or type(res.text) ~= "string" then
+    local why = err or "the host gave no answer"
+    return mention .. " (failed)", string.format("The user mentioned %s but git diff could not run: %s", mention, why)
   end
-  if #out == 0 then
-    return mention .. " (no changes)", string.format("The user mentioned %s: %s shows no changes.", mention, what)
-  end
-  return string.format("%s (%d lines)", mention, #out), what .. ":\n```diff\n" .. table.concat(out, "\n") .. "\n```"
+  return res.label, res.text
 end
 
 --- Expands the mentions of text: the files to attach as context files

@@ -123,8 +123,33 @@ function M.notify_if_hidden(buf, msg)
   vim.notify(msg, vim.log.levels.WARN)
 end
 
+-- Edits path with modelines off for its buffer. What the chat opens is a
+-- command's log, a saved web page or a file the model wrote: text someone
+-- else chose, where a `vim: set …:` line must not set options. Modelines
+-- are applied while the file is read (a new buffer takes the global
+-- 'modeline') and, for window options, each time a loaded buffer is
+-- edited again (its local 'modeline'), so both are off around :edit, and
+-- the buffer keeps it off (a reload or a later :edit applies none).
+local function edit_without_modelines(path)
+  local full = vim.fn.fnamemodify(path, ":p")
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_get_name(b) == full then
+      vim.bo[b].modeline = false
+    end
+  end
+  local saved = vim.go.modeline
+  vim.go.modeline = false
+  local ok, err = pcall(vim.cmd, "edit " .. vim.fn.fnameescape(path))
+  vim.go.modeline = saved
+  if not ok then
+    error(err, 0)
+  end
+  vim.bo.modeline = false
+end
+
 --- Opens path in a window that is not part of the sidebar (the previous
---- window when it is a normal one, else a new split), at line if given.
+--- window when it is a normal one, else a new split), at line if given,
+--- with modelines off for its buffer (see edit_without_modelines).
 function M.open_file(path, line)
   local function is_sidebar(win)
     local ok = pcall(vim.api.nvim_buf_get_var, vim.api.nvim_win_get_buf(win), "magenta_role")
@@ -147,7 +172,7 @@ function M.open_file(path, line)
   else
     vim.cmd("topleft vsplit")
   end
-  vim.cmd("edit " .. vim.fn.fnameescape(path))
+  edit_without_modelines(path)
   if line and line > 0 then
     local last = vim.api.nvim_buf_line_count(0)
     vim.api.nvim_win_set_cursor(0, { math.min(line, last), 0 })

@@ -117,6 +117,9 @@ func (x *reach) config(f string) ([]gitctl.Entry, string) {
 
 // show names a path relative to the workspace when it is inside it.
 func (x *reach) show(p string) string {
+	if x.r.ws == "/" {
+		return p // RepositoryReason: no workspace to be relative to
+	}
 	if rel, ok := within(x.r.ws, p); ok {
 		return rel
 	}

@@ -2,7 +2,10 @@ package capabilities
 
 import (
 	"context"
+	"net"
 	"net/netip"
+	"net/url"
+	"strings"
 	"time"
 )
 
@@ -14,12 +17,27 @@ const (
 	FetchMaxRedirects   = 10
 )
 
-// CheckHost is called before connecting to a host (the first one and
-// each redirect target) with the addresses it resolved to; the fetch
-// connects only to those addresses, so DNS cannot change them between
-// the check and the connection. An error stops the fetch and is returned
-// (wrapped) by Fetch.
-type CheckHost func(ctx context.Context, host string, addrs []netip.Addr) error
+// CheckHost is called before a fetch first contacts an origin (scheme,
+// host and port: the first URL's, and each redirect target's when it
+// differs from every origin checked so far in this fetch) with the URL
+// about to be fetched (the caller must not change it) and the addresses
+// its host resolved to; the fetch connects only to those addresses, and
+// only on checked ports, so DNS cannot change them between the check and
+// the connection. An error stops the fetch and is returned (wrapped) by
+// Fetch.
+type CheckHost func(ctx context.Context, target *url.URL, addrs []netip.Addr) error
+
+// Origin is u's origin as approvals key it: lowercased scheme and host,
+// and the port, the scheme's default when u has none
+// ("http://127.0.0.1:8080", "https://example.com:443").
+func Origin(u *url.URL) string {
+	scheme := strings.ToLower(u.Scheme)
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[scheme]
+	}
+	return scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
+}
 
 // FetchRequest is one HTTP GET.
 type FetchRequest struct {
@@ -31,7 +49,7 @@ type FetchRequest struct {
 	Timeout time.Duration
 	// MaxBytes caps the body; 0 means FetchMaxBytes.
 	MaxBytes int64
-	// CheckHost, when set, approves each host before it is contacted.
+	// CheckHost, when set, approves each origin before it is contacted.
 	CheckHost CheckHost
 }
 

@@ -90,7 +90,7 @@ func alwaysLabel(r approval.Request) string {
 	if r.NoAlways {
 		return ""
 	}
-	what := map[string]string{"bash": "this exact command", "web": "this host", "read": "this path", "mcp": "this tool"}[r.Kind]
+	what := map[string]string{"bash": "this exact command", "web": "this origin (scheme, host and port)", "read": "this path", "mcp": "this tool"}[r.Kind]
 	if what == "" {
 		what = "this request"
 	}

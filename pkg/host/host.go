@@ -18,8 +18,6 @@ import (
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/docker"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/guard"
-	"github.com/magenta-nvim/magenta/pkg/capabilities/localfs"
-	"github.com/magenta-nvim/magenta/pkg/capabilities/nvimbuf"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/ripgrep"
 	"github.com/magenta-nvim/magenta/pkg/chat"
 	"github.com/magenta-nvim/magenta/pkg/chat/view"
@@ -69,6 +67,10 @@ type Host struct {
 	checker atomic.Pointer[bashperm.Checker]
 	// locator finds ripgrep (set at attach; read by the "rg" request).
 	locator *ripgrep.Locator
+	// contextFiles reads context files and @file/@buf mentions through
+	// the local environment's file check, refusing what would ask (set
+	// at attach with the environment).
+	contextFiles capabilities.FileIO
 	// lsp asks Neovim's language servers; answers arrive as events.
 	lsp *lsp.Adapter
 	// inline runs inline edits, one per buffer (see inline.go).
@@ -356,7 +358,7 @@ func (h *Host) attach(ev event) {
 		NewProvider:  h.opts.NewProvider,
 		SystemPrompt: chat.SystemPrompt(env.Cwd, opts.SystemPrompt),
 		Broker:       h.broker,
-		ContextFiles: nvimbuf.New(h.nv, localfs.New()),
+		ContextFiles: h.contextFiles,
 		Terminals:    h.terms,
 		MCP:          h.mcpLine,
 		Store:        h.threadStore(opts, ev.str("dataDir"), env.Cwd),
@@ -457,6 +459,8 @@ func (h *Host) onRequest(args []any) (result any, err error) {
 		return map[string]any{"version": h.opts.Version, "pid": os.Getpid(), "log": h.opts.LogPath}, nil
 	case "ping":
 		return "pong", nil
+	case "git_diff":
+		return h.gitDiffRequest(ev), nil
 	case "rg":
 		return h.rgInfo(), nil
 	case "mcp":

@@ -4,20 +4,25 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"net/url"
 	"strings"
+	"sync/atomic"
 
 	"github.com/magenta-nvim/magenta/pkg/approval"
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
 )
 
-// KindWeb is the approval kind of web fetches, by host.
+// KindWeb is the approval kind of web fetches. Approvals are keyed by
+// origin (capabilities.Origin: scheme, host and port), so a YES for one
+// port of a host says nothing about another.
 const KindWeb = "web"
 
-// Fetcher is a capabilities.Fetcher that asks before contacting a host
-// the user has not approved, and always asks for hosts that resolve to
-// loopback, private or link-local addresses, whatever was approved
-// before, so the model cannot quietly reach local services or a cloud
-// metadata endpoint.
+// Fetcher is a capabilities.Fetcher that asks before contacting an
+// origin the user has not approved, and always asks for hosts that
+// resolve to loopback, private or link-local addresses, whatever was
+// approved before, so the model cannot quietly reach local services or a
+// cloud metadata endpoint. The question shows the full URL about to be
+// fetched, and says when it is a redirect's target.
 type Fetcher struct {
 	inner      capabilities.Fetcher
 	broker     *approval.Broker
@@ -32,38 +37,52 @@ func NewFetcher(inner capabilities.Fetcher, broker *approval.Broker, remembered 
 	return &Fetcher{inner: inner, broker: broker, remembered: remembered, isPrivate: isPrivate}
 }
 
-// Fetch implements capabilities.Fetcher: every host the fetch contacts
-// (the first and each redirect) is checked on the addresses it resolved
-// to, which the inner fetcher then pins.
+// Fetch implements capabilities.Fetcher: every origin the fetch contacts
+// (the first and each redirect to a new one) is checked on the addresses
+// its host resolved to, which the inner fetcher then pins.
 func (f *Fetcher) Fetch(ctx context.Context, req capabilities.FetchRequest) (*capabilities.FetchResponse, error) {
 	inner := req.CheckHost
-	req.CheckHost = func(ctx context.Context, host string, addrs []netip.Addr) error {
-		if err := f.check(ctx, req, host, addrs); err != nil {
+	var calls atomic.Int32
+	req.CheckHost = func(ctx context.Context, target *url.URL, addrs []netip.Addr) error {
+		redirect := calls.Add(1) > 1
+		if err := f.check(ctx, req, target, addrs, redirect); err != nil {
 			return err
 		}
 		if inner != nil {
-			return inner(ctx, host, addrs)
+			return inner(ctx, target, addrs)
 		}
 		return nil
 	}
 	return f.inner.Fetch(ctx, req)
 }
 
-func (f *Fetcher) check(ctx context.Context, req capabilities.FetchRequest, host string, addrs []netip.Addr) error {
+func (f *Fetcher) check(ctx context.Context, req capabilities.FetchRequest, target *url.URL, addrs []netip.Addr, redirect bool) error {
+	origin := capabilities.Origin(target)
+	host := target.Hostname()
 	var private []string
 	for _, a := range addrs {
 		if f.isPrivate(a) {
 			private = append(private, a.String())
 		}
 	}
-	r := approval.Request{ThreadID: req.ThreadID, ToolUseID: req.RequestID, Kind: KindWeb, Subject: host}
-	if len(private) > 0 {
-		r.Reason = fmt.Sprintf("%s resolves to %s: a loopback, private or link-local address (local services, cloud metadata)", host, strings.Join(private, ", "))
-		return ask(ctx, f.broker, f.remembered, r, false)
+	via := ""
+	if redirect {
+		via = fmt.Sprintf(" (a redirect: the model asked for %s)", req.URL)
 	}
-	if f.remembered.Has(KindWeb, host) {
+	r := approval.Request{ThreadID: req.ThreadID, ToolUseID: req.RequestID, Kind: KindWeb, Subject: target.String()}
+	if len(private) > 0 {
+		r.Reason = fmt.Sprintf("%s resolves to %s: a loopback, private or link-local address (local services, cloud metadata)%s", host, strings.Join(private, ", "), via)
+		r.NoAlways = true
+		_, err := askUser(ctx, f.broker, r, "the user declined")
+		return err
+	}
+	if f.remembered.Has(KindWeb, origin) {
 		return nil
 	}
-	r.Reason = fmt.Sprintf("fetches from %s, a host not approved in this session", host)
-	return ask(ctx, f.broker, f.remembered, r, true)
+	r.Reason = fmt.Sprintf("fetches from %s, an origin not approved in this session%s", origin, via)
+	d, err := askUser(ctx, f.broker, r, "the user declined")
+	if err == nil && d == approval.AllowAlways {
+		f.remembered.Remember(KindWeb, origin)
+	}
+	return err
 }

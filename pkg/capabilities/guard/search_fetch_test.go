@@ -3,6 +3,7 @@ package guard
 import (
 	"context"
 	"net/netip"
+	"net/url"
 	"os"
 	"path/filepath"
 	"testing"
@@ -49,16 +50,21 @@ func TestSearcherAsksOutsideTheWorkspace(t *testing.T) {
 	assert.Equal(t, 3, inner.n)
 }
 
-// hostFetcher calls CheckHost for each host in order, like a fetch with
-// redirects.
-type hostFetcher struct {
+// urlFetcher calls CheckHost for each URL in order, like a fetch with
+// redirects (the real one calls it once per new origin); hosts gives
+// each host's addresses.
+type urlFetcher struct {
 	hosts map[string][]netip.Addr
 	order []string
 }
 
-func (f *hostFetcher) Fetch(ctx context.Context, req capabilities.FetchRequest) (*capabilities.FetchResponse, error) {
-	for _, h := range f.order {
-		if err := req.CheckHost(ctx, h, f.hosts[h]); err != nil {
+func (f *urlFetcher) Fetch(ctx context.Context, req capabilities.FetchRequest) (*capabilities.FetchResponse, error) {
+	for _, raw := range f.order {
+		u, err := url.Parse(raw)
+		if err != nil {
+			return nil, err
+		}
+		if err := req.CheckHost(ctx, u, f.hosts[u.Hostname()]); err != nil {
 			return nil, err
 		}
 	}
@@ -67,34 +73,52 @@ func (f *hostFetcher) Fetch(ctx context.Context, req capabilities.FetchRequest) 
 
 func isLoopback(a netip.Addr) bool { return a.IsLoopback() || a.IsPrivate() }
 
-func TestFetcherAsksPerHostAndAlwaysForPrivate(t *testing.T) {
+func TestFetcherAsksPerOriginAndAlwaysForPrivate(t *testing.T) {
 	public := []netip.Addr{netip.MustParseAddr("93.184.216.34")}
 	local := []netip.Addr{netip.MustParseAddr("127.0.0.1")}
-	inner := &hostFetcher{hosts: map[string][]netip.Addr{"example.com": public, "docs.example.com": public, "evil.test": local}}
+	inner := &urlFetcher{hosts: map[string][]netip.Addr{"example.com": public, "docs.example.com": public, "evil.test": local}}
 	b := approval.NewBroker(nil)
 	f := NewFetcher(inner, b, NewRemembered(), isLoopback)
 
-	inner.order = []string{"example.com"}
-	go answerNext(t, b, approval.AllowAlways)
+	inner.order = []string{"https://example.com/"}
+	go func() {
+		req := answerNext(t, b, approval.AllowAlways)
+		assert.Equal(t, "https://example.com/", req.Subject, "the question shows the full URL")
+		assert.Contains(t, req.Reason, "https://example.com:443, an origin not approved")
+	}()
 	_, err := f.Fetch(context.Background(), capabilities.FetchRequest{URL: "https://example.com/"})
 	require.NoError(t, err)
-	_, err = f.Fetch(context.Background(), capabilities.FetchRequest{URL: "https://example.com/x"})
-	require.NoError(t, err, "an ALWAYS host is not asked again")
+	inner.order = []string{"https://EXAMPLE.com:443/x"}
+	_, err = f.Fetch(context.Background(), capabilities.FetchRequest{URL: "https://EXAMPLE.com:443/x"})
+	require.NoError(t, err, "an ALWAYS origin is not asked again")
 
-	// A redirect to a new host asks again.
-	inner.order = []string{"example.com", "docs.example.com"}
+	// Another scheme or port of the same host is another origin.
+	for _, other := range []string{"http://example.com/", "https://example.com:8443/admin"} {
+		inner.order = []string{other}
+		go func() {
+			req := answerNext(t, b, approval.Deny)
+			assert.Equal(t, other, req.Subject)
+		}()
+		_, err = f.Fetch(context.Background(), capabilities.FetchRequest{URL: other})
+		assert.ErrorIs(t, err, capabilities.ErrPermissionDenied, other)
+	}
+
+	// A redirect to a new origin asks again, with its full URL, and says
+	// it is a redirect.
+	inner.order = []string{"https://example.com/r", "https://docs.example.com/page?q=1"}
 	go func() {
 		req := answerNext(t, b, approval.Deny)
-		assert.Equal(t, "docs.example.com", req.Subject)
+		assert.Equal(t, "https://docs.example.com/page?q=1", req.Subject)
+		assert.Contains(t, req.Reason, "a redirect: the model asked for https://example.com/r")
 	}()
 	_, err = f.Fetch(context.Background(), capabilities.FetchRequest{URL: "https://example.com/r"})
 	assert.ErrorIs(t, err, capabilities.ErrPermissionDenied)
 
 	// Private addresses ask every time, and cannot be remembered.
-	inner.order = []string{"evil.test"}
+	inner.order = []string{"http://evil.test/"}
 	for i := 0; i < 2; i++ {
 		go func() {
-			req := answerNext(t, b, approval.AllowAlways)
+			req := answerNext(t, b, approval.Allow) // ALWAYS is not offered
 			assert.True(t, req.NoAlways)
 			assert.Contains(t, req.Reason, "127.0.0.1: a loopback, private or link-local address")
 		}()

@@ -3,14 +3,17 @@
 //
 // # Pinning
 //
-// Before a host is contacted (the first one and every redirect target)
-// it is resolved once for the fetch (an IP literal resolves to itself),
-// FetchRequest.CheckHost approves it on those addresses, and they are
-// pinned: each Fetch uses a fresh http.Transport whose DialContext
-// ignores DNS and dials only the pinned addresses of the host, in order.
+// Before an origin (scheme, host and port: capabilities.Origin) is first
+// contacted (the first URL's, and every redirect target's that is new to
+// the fetch) its host is resolved, once per fetch (an IP literal
+// resolves to itself), FetchRequest.CheckHost approves the URL on those
+// addresses, and they are pinned: each Fetch uses a fresh http.Transport
+// whose DialContext ignores DNS and dials only the pinned addresses of
+// the host, in order, and only on ports an approved origin opened.
 // A host that changes its DNS answer between the check and the
 // connection (DNS rebinding) therefore cannot move the connection, and
-// a host that was never checked cannot be dialed at all. Proxies from
+// a host or port that was never checked cannot be dialed at all; a
+// redirect to another port of an approved host is checked again. Proxies from
 // the environment are disabled, since a proxy would resolve the name
 // itself. Host names are compared lowercased; non-ASCII host names are
 // refused (give them in xn-- form). HTTP/2 over TLS still works.
@@ -20,7 +23,7 @@
 // At most capabilities.FetchMaxRedirects redirects are followed over the
 // whole fetch (including a challenge retry), then Fetch fails with "too
 // many redirects". Redirects to schemes other than http and https are
-// refused; https to http is allowed but the host is checked like any.
+// refused; https to http is allowed but is a new origin, checked like any.
 //
 // # Limits
 //

@@ -78,7 +78,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req capabilities.FetchRequest) (*ca
 	b := startBudget(timeout, cancel)
 	defer b.stop()
 
-	p := &pins{resolve: f.resolve, check: req.CheckHost, checkCtx: parent, budget: b, addrs: map[string][]netip.Addr{}}
+	p := newPins(f.resolve, req.CheckHost, parent, b)
 	tr := p.transport(f.tlsConfig)
 	defer tr.CloseIdleConnections()
 	redirects := 0
@@ -92,12 +92,12 @@ func (f *Fetcher) Fetch(ctx context.Context, req capabilities.FetchRequest) (*ca
 			if _, err := checkURL(r.URL.String()); err != nil {
 				return fmt.Errorf("redirect: %w", err)
 			}
-			return p.approve(r.Context(), r.URL.Hostname())
+			return p.approve(r.Context(), r.URL)
 		},
 	}
 	fail := func(err error) error { return describe(parent, b, timeout, u.String(), err) }
 
-	if err := p.approve(ctx, u.Hostname()); err != nil {
+	if err := p.approve(ctx, u); err != nil {
 		return nil, fail(err)
 	}
 	resp, err := get(ctx, client, u, f.userAgent, req.Accept)

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
+	"strings"
 	"sync"
 	"testing"
 
@@ -53,23 +54,33 @@ func (d *fakeDNS) count(host string) int {
 	return d.lookups[host]
 }
 
-// checks records CheckHost calls.
+// checks records CheckHost calls: the host (lowercased), the URL and
+// the addresses of each.
 type checks struct {
 	mu    sync.Mutex
 	seen  []string
+	urls  []string
 	addrs map[string][]netip.Addr
-	deny  map[string]error
+	deny  map[string]error // by host
 }
 
-func (c *checks) check(_ context.Context, host string, addrs []netip.Addr) error {
+func (c *checks) check(_ context.Context, target *url.URL, addrs []netip.Addr) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.addrs == nil {
 		c.addrs = map[string][]netip.Addr{}
 	}
+	host := strings.ToLower(target.Hostname())
 	c.seen = append(c.seen, host)
+	c.urls = append(c.urls, target.String())
 	c.addrs[host] = addrs
 	return c.deny[host]
+}
+
+func (c *checks) checkedURLs() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.urls...)
 }
 
 func (c *checks) hosts() []string {

@@ -8,25 +8,37 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/magenta-nvim/magenta/pkg/capabilities"
 )
 
-// pins holds, for one fetch, the addresses each host was resolved to and
-// approved with. The transport dials only these addresses.
+// pins holds, for one fetch, the addresses each host was resolved to,
+// the origins (scheme, host, port) CheckHost approved, and the host:port
+// pairs those open. The transport dials only approved host:port pairs,
+// and only on the addresses their host was checked with.
 type pins struct {
 	resolve func(ctx context.Context, host string) ([]netip.Addr, error)
-	check   func(ctx context.Context, host string, addrs []netip.Addr) error
+	check   capabilities.CheckHost
 	// checkCtx is the caller's context, given to check: the fetch timeout
 	// does not cut a check short, and the budget is paused meanwhile.
 	checkCtx context.Context
 	budget   *budget
 
-	mu    sync.Mutex
-	addrs map[string][]netip.Addr
+	mu      sync.Mutex
+	addrs   map[string][]netip.Addr // by hostKey
+	origins map[string]bool         // capabilities.Origin
+	ports   map[string]bool         // net.JoinHostPort(hostKey, port)
+}
+
+func newPins(resolve func(ctx context.Context, host string) ([]netip.Addr, error), check capabilities.CheckHost, checkCtx context.Context, b *budget) *pins {
+	return &pins{resolve: resolve, check: check, checkCtx: checkCtx, budget: b,
+		addrs: map[string][]netip.Addr{}, origins: map[string]bool{}, ports: map[string]bool{}}
 }
 
 // hostKey lowercases a host name so the name checked and the name
@@ -44,30 +56,42 @@ func isASCII(s string) bool {
 	return true
 }
 
-// approve resolves host once per fetch, runs the check on the result and
-// pins it. A host already pinned in this fetch is not resolved again.
-func (p *pins) approve(ctx context.Context, host string) error {
-	key := hostKey(host)
+// approve checks u's origin once per fetch: its host is resolved once
+// per fetch (the same addresses for every port), the check runs on the
+// result, and the origin's host:port is pinned to it. An origin already
+// approved in this fetch is not checked again; another port or scheme of
+// a host is another origin.
+func (p *pins) approve(ctx context.Context, u *url.URL) error {
+	origin := capabilities.Origin(u)
+	key := hostKey(u.Hostname())
 	p.mu.Lock()
-	_, done := p.addrs[key]
+	done := p.origins[origin]
+	addrs, resolved := p.addrs[key]
 	p.mu.Unlock()
 	if done {
 		return nil
 	}
-	addrs, err := p.lookup(ctx, key)
-	if err != nil {
-		return err
-	}
-	if p.check != nil {
-		p.budget.pause()
-		err := p.check(p.checkCtx, key, slices.Clone(addrs))
-		p.budget.resume()
-		if err != nil {
-			return &checkError{host: key, err: err}
+	if !resolved {
+		var err error
+		if addrs, err = p.lookup(ctx, key); err != nil {
+			return err
 		}
 	}
+	if p.check != nil {
+		target := *u // the check may keep it; the client goes on with u
+		p.budget.pause()
+		err := p.check(p.checkCtx, &target, slices.Clone(addrs))
+		p.budget.resume()
+		if err != nil {
+			return &checkError{origin: origin, err: err}
+		}
+	}
+	_, hostPort, _ := strings.Cut(origin, "://")
+	_, port, _ := net.SplitHostPort(hostPort)
 	p.mu.Lock()
 	p.addrs[key] = addrs
+	p.origins[origin] = true
+	p.ports[net.JoinHostPort(key, port)] = true
 	p.mu.Unlock()
 	return nil
 }
@@ -92,8 +116,8 @@ func (p *pins) lookup(ctx context.Context, host string) ([]netip.Addr, error) {
 	return addrs, nil
 }
 
-// dial connects to the pinned addresses of addr's host, in order, and
-// never consults DNS.
+// dial connects to the pinned addresses of addr's host, in order, on a
+// port an approved origin opened, and never consults DNS.
 func (p *pins) dial(ctx context.Context, network, addr string) (net.Conn, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -102,9 +126,10 @@ func (p *pins) dial(ctx context.Context, network, addr string) (net.Conn, error)
 	key := hostKey(host)
 	p.mu.Lock()
 	addrs, ok := p.addrs[key]
+	open := p.ports[net.JoinHostPort(key, port)]
 	p.mu.Unlock()
-	if !ok {
-		return nil, fmt.Errorf("connect to %s: host was not checked before connecting", host)
+	if !ok || !open {
+		return nil, fmt.Errorf("connect to %s: host and port were not checked before connecting", net.JoinHostPort(host, port))
 	}
 	var d net.Dialer
 	var first error
@@ -137,14 +162,14 @@ func (p *pins) transport(tlsConfig *tls.Config) *http.Transport {
 	}
 }
 
-// checkError is a host rejected by CheckHost; it unwraps to the
+// checkError is an origin rejected by CheckHost; it unwraps to the
 // caller's error.
 type checkError struct {
-	host string
-	err  error
+	origin string
+	err    error
 }
 
-func (e *checkError) Error() string { return "host " + e.host + " rejected: " + e.err.Error() }
+func (e *checkError) Error() string { return e.origin + " rejected: " + e.err.Error() }
 func (e *checkError) Unwrap() error { return e.err }
 
 var errTooManyRedirects = errors.New("too many redirects")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -148,9 +149,9 @@ func TestCallerCancellation(t *testing.T) {
 func TestSlowCheckIsNotTimed(t *testing.T) {
 	port, _ := hopServer(t, 1)
 	var checked []string
-	slow := func(ctx context.Context, host string, _ []netip.Addr) error {
+	slow := func(ctx context.Context, target *url.URL, _ []netip.Addr) error {
 		<-time.After(250 * time.Millisecond) // the user takes their time
-		checked = append(checked, host)
+		checked = append(checked, target.Hostname())
 		return ctx.Err()
 	}
 	resp, err := fetch(t, newFetcher(&fakeDNS{}), capabilities.FetchRequest{

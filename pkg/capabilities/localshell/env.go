@@ -75,6 +75,11 @@ var gitOverrides = [][2]string{
 	{"push.recurseSubmodules", "no"},
 }
 
+// HardenedEnv returns base hardened as for the commands the shell runs
+// (see hardenEnv): for git run by the host itself, such as @diff, so it
+// gets the same git config overrides as a command the checker allowed.
+func HardenedEnv(base []string) []string { return hardenEnv(base) }
+
 // hardenEnv returns base with the hardened variables set. Inherited
 // GIT_CONFIG_KEY_i / GIT_CONFIG_VALUE_i pairs (i < GIT_CONFIG_COUNT, key
 // present) are kept and renumbered from 0; ours follow them. Stray
