@@ -100,26 +100,78 @@ local function relative(path)
   return vim.fn.fnamemodify(path, ":.")
 end
 
+-- M.CHECK_TIMEOUT_MS bounds the host's check of the files a mention's
+-- lines name.
+M.CHECK_TIMEOUT_MS = 2000
+
+--- Which of the files (absolute paths) the model may read without
+--- asking, by the host's read check (the same as get_file's, with no
+--- question): a set of the allowed ones, and the list of the others.
+--- Without an answer nothing is allowed: a line about a file is what a
+--- server or a tool read in it (a spell checker quotes a key's words).
+local function readable(paths)
+  local list, allowed, refused = {}, {}, {}
+  for path in pairs(paths) do
+    list[#list + 1] = path
+  end
+  table.sort(list)
+  if #list == 0 then
+    return allowed, refused
+  end
+  local res = require("magenta.host").request("check_paths", { paths = list }, M.CHECK_TIMEOUT_MS)
+  for i, path in ipairs(list) do
+    if type(res) == "table" and type(res.allowed) == "table" and res.allowed[i] == true then
+      allowed[path] = true
+    else
+      refused[#refused + 1] = relative(path)
+    end
+  end
+  return allowed, refused
+end
+
+--- The note a mention's text ends with when lines were left out.
+local function left_out(refused)
+  if #refused == 0 then
+    return ""
+  end
+  return string.format(
+    "\n(Left out: what %d file(s) the model may not read without asking hold: %s.)",
+    #refused,
+    table.concat(refused, ", ")
+  )
+end
+
 local function diagnostics()
   local lines = {}
-  for _, d in ipairs(vim.diagnostic.get(nil)) do
+  local all = vim.diagnostic.get(nil)
+  local paths = {}
+  for _, d in ipairs(all) do
     local name = api.nvim_buf_is_valid(d.bufnr) and api.nvim_buf_get_name(d.bufnr) or ""
-    local src = d.source and (" [" .. d.source .. "]") or ""
-    lines[#lines + 1] = string.format(
-      "%s:%d:%d: %s: %s%s",
-      name ~= "" and relative(name) or ("buffer " .. d.bufnr),
-      d.lnum + 1,
-      d.col + 1,
-      severities[d.severity] or "?",
-      (d.message or ""):gsub("\n", " "),
-      src
-    )
+    if name ~= "" then
+      paths[name] = true
+    end
+  end
+  local allowed, refused = readable(paths)
+  for _, d in ipairs(all) do
+    local name = api.nvim_buf_is_valid(d.bufnr) and api.nvim_buf_get_name(d.bufnr) or ""
+    if name == "" or allowed[name] then
+      local src = d.source and (" [" .. d.source .. "]") or ""
+      lines[#lines + 1] = string.format(
+        "%s:%d:%d: %s: %s%s",
+        name ~= "" and relative(name) or ("buffer " .. d.bufnr),
+        d.lnum + 1,
+        d.col + 1,
+        severities[d.severity] or "?",
+        (d.message or ""):gsub("\n", " "),
+        src
+      )
+    end
   end
   table.sort(lines)
   if #lines == 0 then
-    return "@diag (none)", "The user mentioned @diag: there are no diagnostics."
+    return "@diag (none)", "The user mentioned @diag: there are no diagnostics." .. left_out(refused)
   end
-  return string.format("@diag (%d)", #lines), "Diagnostics (@diag):\n" .. table.concat(lines, "\n")
+  return string.format("@diag (%d)", #lines), "Diagnostics (@diag):\n" .. table.concat(lines, "\n") .. left_out(refused)
 end
 
 local function quickfix()
@@ -128,17 +180,26 @@ local function quickfix()
   if title == ":setqflist()" then
     title = "" -- the default title says nothing
   end
-  local lines = {}
+  local lines, paths = {}, {}
   for _, item in ipairs(list) do
     local name = (item.bufnr or 0) > 0 and api.nvim_buf_get_name(item.bufnr) or ""
-    local where = name ~= "" and string.format("%s:%d:%d: ", relative(name), item.lnum, item.col) or ""
-    lines[#lines + 1] = where .. (item.text or ""):gsub("\n", " ")
+    if name ~= "" then
+      paths[name] = true
+    end
+  end
+  local allowed, refused = readable(paths)
+  for _, item in ipairs(list) do
+    local name = (item.bufnr or 0) > 0 and api.nvim_buf_get_name(item.bufnr) or ""
+    if name == "" or allowed[name] then
+      local where = name ~= "" and string.format("%s:%d:%d: ", relative(name), item.lnum, item.col) or ""
+      lines[#lines + 1] = where .. (item.text or ""):gsub("\n", " ")
+    end
   end
   if #lines == 0 then
-    return "@qf (empty)", "The user mentioned @qf: the quickfix list is empty."
+    return "@qf (empty)", "The user mentioned @qf: the quickfix list is empty." .. left_out(refused)
   end
   local head = "Quickfix list (@qf)" .. (title ~= "" and (" " .. title) or "") .. ":\n"
-  return string.format("@qf (%d)", #lines), head .. table.concat(lines, "\n")
+  return string.format("@qf (%d)", #lines), head .. table.concat(lines, "\n") .. left_out(refused)
 end
 
 --- Runs a command with a deadline; returns its stdout lines, or nil and

@@ -130,3 +130,19 @@ type FileIO interface {
 	// are fine; a file in the way is an error.
 	MkdirAll(ctx context.Context, path string) error
 }
+
+type noQuestionsKey struct{}
+
+// WithoutQuestions marks ctx for an access no question can be attached
+// to: a permission decorator then refuses, with its reason, what it
+// would otherwise ask the user about (the diagnostics of every open
+// buffer, one of which may be a secret the user has open).
+func WithoutQuestions(ctx context.Context) context.Context {
+	return context.WithValue(ctx, noQuestionsKey{}, true)
+}
+
+// NoQuestions reports whether ctx was marked by WithoutQuestions.
+func NoQuestions(ctx context.Context) bool {
+	v, _ := ctx.Value(noQuestionsKey{}).(bool)
+	return v
+}

@@ -97,6 +97,7 @@ func (h *Host) environment(opts config.Options, cwd, dataDir string) (*capabilit
 	// Context files and @file/@buf mentions go through the same check;
 	// nothing asks at send, so what would ask is refused and named.
 	h.contextFiles = files.Refusing()
+	h.checkRead = files.CheckRead
 	env.LSP, env.Diagnostics, env.LSPRunning = h.lsp, h.lsp, h.lsp.Running
 	reg := h.opts.Tools
 	if reg == nil {

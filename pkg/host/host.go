@@ -71,6 +71,9 @@ type Host struct {
 	// the local environment's file check, refusing what would ask (set
 	// at attach with the environment).
 	contextFiles capabilities.FileIO
+	// checkRead is the local environment's read check alone (no file
+	// read), for the paths @diag and @qf lines name (set at attach).
+	checkRead func(ctx context.Context, path string) error
 	// lsp asks Neovim's language servers; answers arrive as events.
 	lsp *lsp.Adapter
 	// inline runs inline edits, one per buffer (see inline.go).
@@ -461,6 +464,8 @@ func (h *Host) onRequest(args []any) (result any, err error) {
 		return "pong", nil
 	case "git_diff":
 		return h.gitDiffRequest(ev), nil
+	case "check_paths":
+		return h.checkPathsRequest(ev), nil
 	case "rg":
 		return h.rgInfo(), nil
 	case "mcp":

@@ -162,3 +162,42 @@ func TestMentionCompletion(t *testing.T) {
 		assert.Equal(t, []string{"look @file:src/main.go"}, n.Lines(n.Buffer("input")))
 	})
 }
+
+// @diag and @qf carry what their files hold (a spell checker quotes the
+// words of an open key): lines about a file the model may not read
+// without asking are left out and the file named, as get_file would ask
+// (issue 22, finding 5).
+func TestDiagAndQuickfixLeaveOutUnreadableFiles(t *testing.T) {
+	home := t.TempDir()
+	key := filepath.Join(home, ".ssh", "id_rsa")
+	writeFile(t, key, "MIIEvQIBADANBgkq\n")
+	nvimtest.ForEach(t, func(t *testing.T, bin string) {
+		n, fake := startShell(t, bin)
+		writeFile(t, filepath.Join(n.Dir, "b.txt"), "bee\n")
+		writeFile(t, filepath.Join(n.Dir, ".env"), "TOKEN=hunter2\n")
+		n.Lua(`
+			local ns = vim.api.nvim_create_namespace("diag_check_test")
+			local qf = {}
+			for _, f in ipairs({ "b.txt", ".env", ... }) do
+				vim.cmd("badd " .. vim.fn.fnameescape(f))
+				local buf = vim.fn.bufnr(f)
+				vim.fn.bufload(buf)
+				vim.diagnostic.set(ns, buf, { { lnum = 0, col = 0, message = "word in " .. vim.fn.fnamemodify(f, ":t") .. ": " .. vim.fn.getbufline(buf, 1)[1], severity = vim.diagnostic.severity.INFO } })
+				qf[#qf + 1] = { bufnr = buf, lnum = 1, col = 1, text = "qf " .. vim.fn.getbufline(buf, 1)[1] }
+			end
+			vim.fn.setqflist(qf)`, key)
+		n.Type("look @diag @qf")
+		n.Keys("<CR>")
+		call := fake.Next(t)
+		content := call.Request.Messages[0].Content
+		require.GreaterOrEqual(t, len(content), 2)
+		diag, qf := content[0].Text, content[1].Text
+		for _, text := range []string{diag, qf} {
+			assert.Contains(t, text, "bee", "the workspace file's line is kept")
+			assert.NotContains(t, text, "hunter2")
+			assert.NotContains(t, text, "MIIEvQIBADANBgkq")
+			assert.Contains(t, text, "Left out: what 2 file(s) the model may not read without asking hold")
+		}
+		call.Reply("ok")
+	})
+}

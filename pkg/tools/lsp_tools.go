@@ -124,7 +124,7 @@ func runDiagnostics(ctx context.Context, call Call, p DiagnosticsParams) Result 
 	if err != nil {
 		return Errorf(err.Error())
 	}
-	diags := report.Items
+	diags, withheld := readableDiagnostics(ctx, call.Env.Files, report.Items, path)
 	// Never "no problems" when a server has not spoken yet: say so, and
 	// list what is known.
 	var notYet string
@@ -134,7 +134,10 @@ func runDiagnostics(ctx context.Context, call Call, p DiagnosticsParams) Result 
 	}
 	if len(diags) == 0 {
 		if notYet != "" {
-			return Result{Text: notYet, Summary: "servers have not reported yet"}
+			return Result{Text: withheld + notYet, Summary: "servers have not reported yet"}
+		}
+		if withheld != "" {
+			return Result{Text: strings.TrimSpace(withheld), Summary: "none readable"}
 		}
 		if len(report.NoServer) > 0 {
 			paths := make([]string, len(report.NoServer))
@@ -157,7 +160,46 @@ func runDiagnostics(ctx context.Context, call Call, p DiagnosticsParams) Result 
 	if notYet != "" {
 		lines = append(lines, notYet)
 	}
+	if withheld != "" {
+		lines = append(lines, strings.TrimSpace(withheld))
+	}
 	return Result{Text: strings.Join(lines, "\n"), Summary: fmt.Sprintf("%d diagnostics", len(diags))}
+}
+
+// readableDiagnostics keeps the diagnostics of files the model may read
+// without asking: a server's words about a file carry its content (a
+// spell checker quotes the words of ~/.ssh/id_rsa), so the diagnostics
+// of every open buffer pass the same read check as get_file — without
+// questions, since a buffer the user has open is no request of the
+// model's. withheld says what was left out ("" when nothing). checked is
+// the one file already checked with a question (the filePath form).
+func readableDiagnostics(ctx context.Context, files capabilities.FileIO, diags []capabilities.Diagnostic, checked string) (kept []capabilities.Diagnostic, withheld string) {
+	if files == nil {
+		return diags, ""
+	}
+	quiet := capabilities.WithoutQuestions(ctx)
+	ok := map[string]bool{}
+	var left []string
+	for _, d := range diags {
+		allowed, seen := ok[d.Path]
+		if !seen {
+			_, err := files.Stat(quiet, d.Path)
+			var denied *capabilities.DeniedError
+			allowed = d.Path == checked || !errors.As(err, &denied) // only what the check refuses is left out
+			ok[d.Path] = allowed
+			if !allowed {
+				left = append(left, d.Path)
+			}
+		}
+		if allowed {
+			kept = append(kept, d)
+		}
+	}
+	if len(left) > 0 {
+		withheld = fmt.Sprintf("Left out: the diagnostics of %d open file(s) the model may not read without asking (%s); call diagnostics with filePath to ask the user.\n",
+			len(left), strings.Join(left, ", "))
+	}
+	return kept, withheld
 }
 
 // locate finds the symbol in the file as the user sees it (buffer-aware);

@@ -82,6 +82,16 @@ func (f *FileIO) Refusing() *FileIO {
 	return &FileIO{inner: f.inner, o: f.o, refuse: true}
 }
 
+// CheckRead applies the read check to path alone, touching no file
+// (neither the disk nor a buffer): nil when a read would go ahead, the
+// refusal or the user's answer otherwise. For what Neovim shows the
+// model without a read of magenta's own — the files @diag and @qf lines
+// name — checked with capabilities.WithoutQuestions.
+func (f *FileIO) CheckRead(ctx context.Context, path string) error {
+	_, err := f.check(ctx, path, false)
+	return err
+}
+
 // Open implements capabilities.FileIO. The inner FileIO is asked to open
 // the path as judged and nothing else (capabilities.WithChecked): a
 // symlink swapped in after the check fails the read.
@@ -188,7 +198,7 @@ func (f *FileIO) check(ctx context.Context, path string, write bool) (string, er
 	if f.o.Remembered.Has(kind, key) {
 		return resolved, nil
 	}
-	if f.refuse {
+	if f.refuse || capabilities.NoQuestions(ctx) {
 		return "", &capabilities.DeniedError{What: resolved, Reason: reason + "; only a tool call can ask for that"}
 	}
 	if _, err := askUser(ctx, f.o.Broker, approval.Request{
