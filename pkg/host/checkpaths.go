@@ -46,4 +46,3 @@ func (h *Host) checkPathsRequest(ev event) map[string]any {
 	}
 	return map[string]any{"allowed": allowed, "reasons": reasons}
 }
-
