@@ -464,7 +464,7 @@ func (a *App) publishList() {
 	// earlier must not publish it over a newer one.
 	defer a.sumMu.Unlock()
 	sortThreads(list)
-	a.deps.Screen.Publish(ThreadListKey, view.RenderThreadList(list, activeID, version))
+	a.deps.Screen.Publish(ThreadListKey, view.RenderThreadList(list, activeID, a.approvalKeys().Activate, version))
 }
 
 // onApprovalChange routes a change of pending approvals to the thread

@@ -500,6 +500,10 @@ func (t *Thread) parentHeader(h view.Header) view.Header {
 	}
 	h.ParentID, h.AgentType = s.parent.ID, s.agentType
 	h.ParentTitle = t.agents.app.summaryOf(s.parent.ID).Title
+	h.ActivateKey = view.DefaultApprovalKeys.Activate
+	if t.deps.ApprovalKeys != nil {
+		h.ActivateKey = t.deps.ApprovalKeys.Activate
+	}
 	return h
 }
 

@@ -77,7 +77,7 @@ func TestGoldenThreadList(t *testing.T) {
 	f := RenderThreadList([]ThreadSummary{
 		{ID: "0193a1b2-c3d4-7aaa-8000-000000000001", Title: "Fix the parser", Status: "idle", Profile: "claude"},
 		{ID: "0193a1b2-c3d5-7bbb-8000-000000000002", Title: "", Status: "busy", Profile: "local"},
-	}, "0193a1b2-c3d5-7bbb-8000-000000000002", 1)
+	}, "0193a1b2-c3d5-7bbb-8000-000000000002", "<CR>", 1)
 	goldentest.Assert(t, "testdata/threads.golden", dump(f))
 }
 

@@ -99,6 +99,10 @@ type Header struct {
 	MCP MCPLine
 	// A sub-agent's header links to the thread that spawned it.
 	ParentID, ParentTitle, AgentType string
+	// ActivateKey is the configured key that opens what is under the
+	// cursor (keymaps.display.activate), named where the header offers
+	// it; "" when disabled.
+	ActivateKey string
 }
 
 // RenderHeader draws the thread title and its profile.

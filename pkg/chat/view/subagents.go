@@ -73,5 +73,9 @@ func appendParentLink(lines []Line, binds []Binding, h Header) ([]Line, []Bindin
 	}
 	binds = append(binds, Binding{Start: len(lines), End: len(lines) + 1, Key: KeyActivate,
 		Action: Action{Kind: "switch_thread", Arg: h.ParentID}})
-	return append(lines, whole(fmt.Sprintf("%s sub-agent of: %s (<activate> opens it)", h.AgentType, title), HlMeta)), binds
+	opens := ":Magenta thread " + h.ParentID + " opens it"
+	if h.ActivateKey != "" {
+		opens = h.ActivateKey + " opens it"
+	}
+	return append(lines, whole(fmt.Sprintf("%s sub-agent of: %s (%s)", h.AgentType, title, opens), HlMeta)), binds
 }

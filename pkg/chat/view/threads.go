@@ -28,12 +28,16 @@ type ThreadSummary struct {
 // ActiveFormat is how the thread list shows a thread's last activity.
 const ActiveFormat = "Jan 2 15:04"
 
-// RenderThreadList draws the thread list; "activate" on a row switches to
-// that thread.
-func RenderThreadList(threads []ThreadSummary, activeID string, version uint64) *Frame {
+// RenderThreadList draws the thread list; "activate" (activateKey, as
+// configured; "" when disabled) on a row switches to that thread.
+func RenderThreadList(threads []ThreadSummary, activeID, activateKey string, version uint64) *Frame {
+	opens := ":Magenta thread <id> opens a thread"
+	if activateKey != "" {
+		opens = activateKey + " on a thread opens it, as does :Magenta thread <id>"
+	}
 	head := &Section{ID: "threads:head", Version: version, Lines: []Line{
 		whole("# Threads", HlTitle),
-		whole("<activate> (default <CR>) on a thread opens it, as does :Magenta thread <id>", HlMeta),
+		whole(opens, HlMeta),
 		{},
 	}}
 	f := &Frame{Sections: []*Section{head}}
