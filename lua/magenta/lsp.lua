@@ -158,6 +158,19 @@ function M.track()
   if M.tracking then
     return
   end
+  -- 0.7.2's vim.lsp creates stdpath("cache") (its log's directory) as it
+  -- loads, with a mkdir that fails with E739 when the directory appears
+  -- in between — and the host creates it at the same moment. Create it
+  -- first, and load vim.lsp again once if the first load failed.
+  pcall(vim.fn.mkdir, vim.fn.stdpath("cache"), "p")
+  local loaded = pcall(function()
+    return vim.lsp.handlers
+  end) or pcall(function()
+    return vim.lsp.handlers
+  end)
+  if not loaded then
+    return -- tried again at the next LspAttach or host start
+  end
   M.tracking = true
   local method = "textDocument/publishDiagnostics"
   local original = vim.lsp.handlers[method]
