@@ -312,13 +312,29 @@ func (a *App) showThreads() {
 
 func (a *App) selectThread(id string) {
 	match, candidates := a.findThread(id)
-	if match == nil && len(candidates) <= 1 {
+	if match == nil || match.ID != id {
+		// A prefix: the open threads and the saved ones that start with
+		// it count together — an open thread is not preferred over a
+		// saved one the user may have meant.
 		saved, more := a.resolveSaved(id)
-		if saved != nil {
+		if saved != nil && saved.ID == id {
 			a.openSaved(saved.ID)
 			return
 		}
+		if match != nil {
+			candidates = append(candidates, fmt.Sprintf("%s (%s)", match.ID, titleOr(a.summaryOf(match.ID).Title)))
+		}
+		if saved != nil {
+			more = append(more, fmt.Sprintf("%s (%s)", saved.ID, titleOr(saved.Title)))
+		}
 		candidates = append(candidates, more...)
+		if saved != nil && match == nil && len(candidates) == 1 {
+			a.openSaved(saved.ID)
+			return
+		}
+		if len(candidates) > 1 {
+			match = nil
+		}
 	}
 	switch {
 	case match != nil:

@@ -435,3 +435,37 @@ func TestCompactedThreadReopensFromTheSummary(t *testing.T) {
 	next.Reply("fine")
 	h2.screen.waitForText(t, "fine")
 }
+
+// A prefix that an open thread and a saved one share opens neither and
+// names both (issue 24 item 5): the open thread is not preferred over the
+// saved one the user may have meant.
+func TestPrefixSharedByOpenAndSavedThreadsOpensNone(t *testing.T) {
+	dir := t.TempDir()
+	h, _ := savingHarness(t, dir, nil)
+	saved := h.app.ActiveThreadID()
+	h.app.Send("keep me")
+	call := h.fake.Next(t)
+	call.Reply("kept")
+	h.screen.waitForText(t, "kept")
+	h.app.Close()
+
+	h2, _ := savingHarness(t, dir, nil)
+	open := h2.app.ActiveThreadID()
+	require.NotEqual(t, saved, open)
+	require.Equal(t, saved[:8], open[:8], "UUIDv7 ids made within a minute share their first 8 characters")
+	h2.app.SelectThread(saved[:8])
+	h2.screen.waitFor(t, "ambiguity reported", func(string) bool {
+		h2.screen.mu.Lock()
+		defer h2.screen.mu.Unlock()
+		return len(h2.screen.notes) > 0
+	})
+	h2.screen.mu.Lock()
+	note := h2.screen.notes[0]
+	h2.screen.mu.Unlock()
+	assert.Contains(t, note, `2 threads start with "`+saved[:8]+`"`)
+	assert.Contains(t, note, saved)
+	assert.Equal(t, open, h2.app.ActiveThreadID(), "nothing was opened")
+
+	h2.app.SelectThread(saved)
+	h2.screen.waitFor(t, "the saved thread opened by its whole id", func(string) bool { return h2.app.ActiveThreadID() == saved })
+}
