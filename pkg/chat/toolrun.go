@@ -96,12 +96,18 @@ func (t *Thread) onTick() {
 			continue
 		}
 		snap := e.live.Snapshot()
-		running := time.Since(e.started).Truncate(time.Second).String()
+		// A command's timer counts from its start (Live.Started), not
+		// from the call: waiting for approval is not running.
+		from := e.started
+		if !snap.Started.IsZero() {
+			from = snap.Started
+		}
+		running := time.Since(from).Truncate(time.Second).String()
 		if limit := snap.Limit; limit > 0 {
 			if snap.Terminal != nil {
 				// The user's typing moves an interactive command's end.
-				end := capabilities.TerminalDeadline(e.started, limit, snap.Terminal.LastInput(), capabilities.TerminalInputGrace)
-				limit = end.Sub(e.started).Truncate(time.Second)
+				end := capabilities.TerminalDeadline(from, limit, snap.Terminal.LastInput(), capabilities.TerminalInputGrace)
+				limit = end.Sub(from).Truncate(time.Second)
 			}
 			running += " of " + limit.String()
 		}

@@ -156,18 +156,14 @@ func runBash(ctx context.Context, call Call, p BashCommandParams, maxTimeout tim
 			workdir = filepath.Join(call.Env.Cwd, workdir)
 		}
 	}
-	limit := capabilities.ShellDefaultTimeout
-	if p.Timeout > 0 {
-		limit = time.Duration(p.Timeout) * time.Millisecond
-	}
-	call.Live.SetLimit(min(limit, maxTimeout))
 	res, err := call.Env.Shell.Execute(ctx, p.Command, capabilities.ExecOptions{
 		ThreadID: call.ThreadID, RequestID: call.ID, Cwd: workdir,
 		Timeout: time.Duration(p.Timeout) * time.Millisecond,
 		OnOutput: func(l capabilities.OutputLine) {
 			call.Live.AddLine(l.Text)
 		},
-		OnStart:     call.Live.SetLimit,
+		OnStart:     call.Live.Started, // the timer and limit count from the start, not from the approval
+
 		Interactive: wantsTerminal(p.Interactive, interactive),
 		OnTerminal:  call.Live.SetTerminal,
 	})

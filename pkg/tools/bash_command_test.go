@@ -155,16 +155,21 @@ func TestBashCommandDescriptionQuotesTheConfiguredMaximum(t *testing.T) {
 // the maximum is shown capped, and then as the shell reports it.
 func TestBashCommandTimerShowsTheEffectiveLimit(t *testing.T) {
 	tool := BashCommand(time.Minute)
-	limitAfter := func(sh *fakeShell) time.Duration {
+	after := func(sh *fakeShell) LiveSnapshot {
 		live := &Live{}
 		env := &capabilities.Environment{Cwd: "/ws", Shell: sh}
 		tool.Run(context.Background(), Call{ID: "1", Input: json.RawMessage(`{"command":"x","timeout":3600000}`), Env: env, Live: live})
-		return live.Snapshot().Limit
+		return live.Snapshot()
 	}
-	// Capped by the tool's maximum before the shell says anything...
-	assert.Equal(t, time.Minute, limitAfter(&fakeShell{res: &capabilities.ExecResult{}}))
-	// ...and then the shell's word.
-	assert.Equal(t, 45*time.Second, limitAfter(&fakeShell{res: &capabilities.ExecResult{}, limit: 45 * time.Second}))
+	// Nothing before the command starts (waiting for approval is not
+	// running, and counts against no limit)...
+	s := after(&fakeShell{res: &capabilities.ExecResult{}})
+	assert.Zero(t, s.Limit)
+	assert.True(t, s.Started.IsZero())
+	// ...then the shell's word, from the start.
+	s = after(&fakeShell{res: &capabilities.ExecResult{}, limit: 45 * time.Second})
+	assert.Equal(t, 45*time.Second, s.Limit)
+	assert.False(t, s.Started.IsZero())
 }
 
 func TestLive(t *testing.T) {

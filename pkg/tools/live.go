@@ -20,6 +20,9 @@ type Live struct {
 	total  int
 	status string
 	limit  time.Duration
+	// started is when the command behind the call started (zero: not
+	// yet, or a tool that does not say): the timer counts from it.
+	started time.Time
 	// term is an interactive command's terminal; termExit says how it
 	// ended ("exited 0") once it has.
 	term     capabilities.Terminal
@@ -64,6 +67,20 @@ func (l *Live) SetLimit(d time.Duration) {
 	l.mu.Unlock()
 }
 
+// Started records that the command began now, with its time limit (a
+// Shell's ExecOptions.OnStart): the chat's timer and limit count from
+// here, not from the tool call — time spent waiting for the user's
+// approval is not the command's.
+func (l *Live) Started(limit time.Duration) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	l.limit, l.started = limit, time.Now()
+	l.seq++
+	l.mu.Unlock()
+}
+
 // AddLine records one line of output.
 func (l *Live) AddLine(s string) {
 	if l == nil {
@@ -101,6 +118,8 @@ type LiveSnapshot struct {
 	Total  int
 	Status string
 	Limit  time.Duration
+	// Started is when the command started (zero: not yet, or unknown).
+	Started time.Time
 	// Terminal is the interactive command's terminal (nil: none), and
 	// TerminalExit how it ended ("" while it runs).
 	Terminal     capabilities.Terminal
@@ -115,7 +134,7 @@ func (l *Live) Snapshot() LiveSnapshot {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return LiveSnapshot{Seq: l.seq, Lines: append([]string(nil), l.lines...), Total: l.total, Status: l.status, Limit: l.limit,
-		Terminal: l.term, TerminalExit: l.termExit}
+		Started: l.started, Terminal: l.term, TerminalExit: l.termExit}
 }
 
 // Describer is implemented by tools that can summarise a call for the
