@@ -162,7 +162,7 @@ func runBash(ctx context.Context, call Call, p BashCommandParams, maxTimeout tim
 		OnOutput: func(l capabilities.OutputLine) {
 			call.Live.AddLine(l.Text)
 		},
-		OnStart:     call.Live.Started, // the timer and limit count from the start, not from the approval
+		OnStart: call.Live.Started, // the timer and limit count from the start, not from the approval
 
 		Interactive: wantsTerminal(p.Interactive, interactive),
 		OnTerminal:  call.Live.SetTerminal,
