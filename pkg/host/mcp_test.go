@@ -93,6 +93,9 @@ func TestMCPServerToolEndToEnd(t *testing.T) {
 		assert.False(t, isErr)
 		assert.Equal(t, "echo: from the model", res)
 		third.Reply("done")
+		// The chat's line shows the result, not the name twice and a size.
+		text = n.WaitForText("display", "✓ mcp__t__echo: echo: from the model")
+		assert.NotContains(t, text, "chars")
 
 		pid := status[0].PID
 		require.NotZero(t, pid)

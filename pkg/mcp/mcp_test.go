@@ -264,3 +264,24 @@ func TestMalformedServerFails(t *testing.T) {
 		})
 	}
 }
+
+// The chat's line for an MCP result shows the result, once, not its
+// size behind the tool's name again (issue 24 item 10).
+func TestResultSummaryShowsTheResult(t *testing.T) {
+	for _, tc := range []struct {
+		text   string
+		images int
+		want   string
+	}{
+		{"2", 0, "2"},
+		{"\n  first line  \nsecond\n\nthird\n", 0, "first line (+2 lines)"},
+		{strings.Repeat("é", 100), 0, strings.Repeat("é", 79) + "…"},
+		{"", 0, "no output"},
+		{"", 2, "2 image(s)"},
+		{"caption", 1, "caption, 1 image(s)"},
+	} {
+		if got := resultSummary(tc.text, tc.images); got != tc.want {
+			t.Errorf("resultSummary(%q, %d) = %q, want %q", tc.text, tc.images, got, tc.want)
+		}
+	}
+}

@@ -41,11 +41,47 @@ func (t *tool) result(call tools.Call, res *sdk.CallToolResult) tools.Result {
 		}
 	}
 	out.Text, out.IsError = b.String(), res.IsError
-	out.Summary = fmt.Sprintf("%s: %d chars", t.spec.Name, len(out.Text))
+	out.Summary = resultSummary(out.Text, len(out.Images))
 	if len(out.Text) > ResultCharBudget {
 		out.Text = t.abbreviated(call, out.Text)
 	}
 	return out
+}
+
+// summaryRunes bounds the one line of a result the chat shows.
+const summaryRunes = 80
+
+// resultSummary is what the chat's tool line shows of a result (the
+// tool's name is already on the line): its first non-blank line, cut to
+// summaryRunes, with the count of the others; "no output" for nothing.
+func resultSummary(text string, images int) string {
+	var first string
+	lines := 0
+	for l := range strings.Lines(text) {
+		l = strings.TrimSpace(l)
+		if l == "" {
+			continue
+		}
+		if lines == 0 {
+			first = l
+		}
+		lines++
+	}
+	if r := []rune(first); len(r) > summaryRunes {
+		first = string(r[:summaryRunes-1]) + "…"
+	}
+	switch {
+	case lines == 0 && images == 0:
+		return "no output"
+	case lines == 0:
+		return fmt.Sprintf("%d image(s)", images)
+	case lines > 1:
+		first += fmt.Sprintf(" (+%d lines)", lines-1)
+	}
+	if images > 0 {
+		first += fmt.Sprintf(", %d image(s)", images)
+	}
+	return first
 }
 
 func line(b *strings.Builder, s string) {
