@@ -221,6 +221,22 @@ function M.toggle()
   end
 end
 
+--- Puts a message the host could not take (a read-only thread) back into
+--- the input buffer, above whatever was typed since, so nothing is lost.
+function M.restore_input(text)
+  if type(text) ~= "string" or text == "" then
+    return
+  end
+  ensure_buffers()
+  local lines = vim.split(text, "\n", { plain = true })
+  local now = api.nvim_buf_get_lines(state.input, 0, -1, false)
+  if #now > 1 or (now[1] or "") ~= "" then
+    lines[#lines + 1] = ""
+    vim.list_extend(lines, now)
+  end
+  api.nvim_buf_set_lines(state.input, 0, -1, false, lines)
+end
+
 --- Sends what the input buffer holds, and clears it once the host has it.
 function M.send()
   ensure_buffers()

@@ -16,6 +16,12 @@ type Display interface {
 	Publish(key string, f *view.Frame)
 }
 
+// InputRestorer is implemented by a Screen that can put a message the
+// thread could not take back into the input buffer, so it is not lost.
+type InputRestorer interface {
+	RestoreInput(text string)
+}
+
 // ProviderFactory builds the provider for a profile; it returns a
 // *provider.MissingKeyError when the profile's key is not set.
 type ProviderFactory func(config.Profile) (provider.Provider, error)

@@ -180,12 +180,17 @@ func (t *Thread) closeLog() {
 	}
 }
 
-// refuseReadOnly tells the user a read-only thread cannot be continued.
-func (t *Thread) refuseReadOnly() bool {
+// refuseReadOnly tells the user a read-only thread cannot be continued,
+// and gives the refused message back to the input buffer (text; "" for
+// none) so nothing typed is lost.
+func (t *Thread) refuseReadOnly(text string) bool {
 	if t.log.readOnly == "" {
 		return false
 	}
-	t.notice(view.NoticeError, t.log.readOnly+" Start another thread with :Magenta new-thread, or continue this one in that editor.")
+	t.notice(view.NoticeError, t.log.readOnly+" Start another thread with :Magenta new-thread, or continue this one in that editor; your message is back in the input.")
+	if r, ok := t.deps.Display.(InputRestorer); ok && text != "" {
+		r.RestoreInput(text)
+	}
 	return true
 }
 

@@ -270,6 +270,11 @@ func TestThreadWrittenElsewhereOpensReadOnly(t *testing.T) {
 	assert.Contains(t, text, "shown read-only here")
 	h2.app.Send("may I?")
 	h2.screen.waitForText(t, "Start another thread with :Magenta new-thread")
+	h2.screen.waitFor(t, "the message given back to the input", func(string) bool {
+		h2.screen.mu.Lock()
+		defer h2.screen.mu.Unlock()
+		return len(h2.screen.restored) == 1 && h2.screen.restored[0] == "may I?"
+	})
 
 	h.app.Send("second")
 	h.fake.Next(t).Reply("answer two")

@@ -18,6 +18,15 @@ type recordingScreen struct {
 	frames  map[string]*view.Frame
 	shown   string
 	notes   []string
+	// restored are the messages given back to the input buffer.
+	restored []string
+}
+
+func (s *recordingScreen) RestoreInput(text string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.restored = append(s.restored, text)
+	s.signal()
 }
 
 func newRecordingScreen() *recordingScreen {

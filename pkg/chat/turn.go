@@ -60,7 +60,7 @@ type turn struct {
 }
 
 func (t *Thread) onSend(m msgSend) {
-	if strings.TrimSpace(m.text) == "" || t.refuseReadOnly() {
+	if strings.TrimSpace(m.text) == "" || t.refuseReadOnly(m.text) {
 		return
 	}
 	if t.compactBeforeSend(m) {

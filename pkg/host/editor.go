@@ -41,6 +41,10 @@ func (e *nvimEditor) NotifyIfHidden(buf int, msg string) error {
 	return e.nv.ExecLua(`require('magenta.ui').notify_if_hidden(...)`, nil, buf, msg)
 }
 
+func (e *nvimEditor) RestoreInput(text string) error {
+	return e.nv.ExecLua(`require('magenta.sidebar').restore_input(...)`, nil, text)
+}
+
 func (e *nvimEditor) OpenFile(path string, line int) error {
 	return e.nv.ExecLua(`require('magenta.ui').open_file(...)`, nil, path, line)
 }

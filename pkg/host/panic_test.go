@@ -27,6 +27,8 @@ func (e *recordingEditor) NotifyIfHidden(int, string) error { return nil }
 
 func (e *recordingEditor) OpenFile(string, int) error { return nil }
 
+func (e *recordingEditor) RestoreInput(string) error { return nil }
+
 func (e *recordingEditor) Notify(msg string, _ chat.Level) error {
 	e.mu.Lock()
 	e.notes = append(e.notes, msg)

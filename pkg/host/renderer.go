@@ -31,6 +31,9 @@ type Editor interface {
 	// OpenFile opens path in a window outside the sidebar, at line when
 	// positive.
 	OpenFile(path string, line int) error
+	// RestoreInput puts text back into the input buffer (above what the
+	// user typed since).
+	RestoreInput(text string) error
 }
 
 // Renderer implements chat.Screen. Its methods are safe for concurrent use
@@ -74,11 +77,12 @@ func (r *Renderer) Drawn() <-chan struct{} { return r.drawn }
 // note is a side effect queued for the renderer goroutine: a
 // notification, or a file to open.
 type note struct {
-	msg    string
-	level  chat.Level
-	hidden bool   // only when the display buffer is not shown
-	open   string // a path to open instead of a message
-	line   int
+	msg     string
+	level   chat.Level
+	hidden  bool   // only when the display buffer is not shown
+	open    string // a path to open instead of a message
+	line    int
+	restore string // a message to put back into the input buffer
 }
 
 // NewRenderer starts a renderer applying frames through editor.
@@ -172,6 +176,15 @@ func (r *Renderer) OpenFile(path string, line int) {
 	r.poke()
 }
 
+// RestoreInput queues putting a refused message back into the input
+// buffer (chat.InputRestorer).
+func (r *Renderer) RestoreInput(text string) {
+	r.mu.Lock()
+	r.notes = append(r.notes, note{restore: text})
+	r.mu.Unlock()
+	r.poke()
+}
+
 // Close stops the renderer goroutine.
 func (r *Renderer) Close() {
 	close(r.stop)
@@ -250,6 +263,8 @@ func (r *Renderer) step() (drew bool) {
 		switch {
 		case n.open != "":
 			err = r.editor.OpenFile(n.open, n.line)
+		case n.restore != "":
+			err = r.editor.RestoreInput(n.restore)
 		case n.hidden:
 			err = r.editor.NotifyIfHidden(buf, n.msg)
 		default:
