@@ -81,12 +81,20 @@ func TestDescendants(t *testing.T) {
 	cmd := exec.Command("bash", "-c", "sleep 7791 & sleep 7792 & wait")
 	require.NoError(t, cmd.Start())
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	require.Eventually(t, func() bool { return len(Descendants(cmd.Process.Pid)) == 2 }, 30*time.Second, 10*time.Millisecond)
-	for _, pid := range Descendants(cmd.Process.Pid) {
-		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-		require.NoError(t, err)
-		assert.True(t, strings.HasPrefix(string(b), "sleep\x00779"), "%q", b)
+	// A child is listed as soon as bash forks it, still bash until it has
+	// exec'd sleep (seen once in a CI run): wait for both to be sleeps.
+	sleeps := func() bool {
+		pids := Descendants(cmd.Process.Pid)
+		for _, pid := range pids {
+			b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+			if err != nil || !strings.HasPrefix(string(b), "sleep\x00779") {
+				return false
+			}
+		}
+		return len(pids) == 2
 	}
+	require.Eventually(t, sleeps, 30*time.Second, 10*time.Millisecond)
+	assert.Len(t, Descendants(cmd.Process.Pid), 2)
 	for _, pid := range Descendants(cmd.Process.Pid) {
 		p, _ := os.FindProcess(pid)
 		_ = p.Kill()
