@@ -37,7 +37,9 @@ const ModTimeSlack = 2 * time.Second
 // or under a regular file, fails with ErrNotExist; a directory fails with
 // ErrIsDirectory; both errors' messages contain the path. Open streams
 // the exact content, and a reader of a large file (4 MiB) can be closed
-// after reading 10 bytes, with a nil error from Close.
+// after reading 10 bytes, with a nil error from Close. A reader read to
+// the end in small chunks returns (0, io.EOF) on every Read after that,
+// and closes cleanly.
 //
 // WriteFile. It creates a missing file (Exists is then true, Stat reports
 // the length and IsDir false), replaces an existing one entirely (a
@@ -188,6 +190,29 @@ func testOpen(t *testing.T, setup setupFunc) {
 	require.NoError(t, err)
 	require.NoError(t, rc.Close())
 	assert.Equal(t, "line 1\r\nline 2", string(got))
+
+	// A reader that reached the end keeps saying so: get_file reads in
+	// chunks and asks once more after the last byte (a Read after EOF
+	// once hit a pipe the end had closed in the Docker FileIO).
+	rc, err = fs.Open(bg, small)
+	require.NoError(t, err)
+	var chunks []byte
+	buf := make([]byte, 3)
+	for {
+		n, err := rc.Read(buf)
+		chunks = append(chunks, buf[:n]...)
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err, "reading in 3-byte chunks")
+	}
+	for i := 0; i < 2; i++ {
+		n, err := rc.Read(buf)
+		assert.Equal(t, 0, n, "a Read after EOF returns no bytes")
+		assert.Equal(t, io.EOF, err, "a Read after EOF returns io.EOF again")
+	}
+	require.NoError(t, rc.Close(), "closing after EOF")
+	assert.Equal(t, "line 1\r\nline 2", string(chunks))
 
 	big := make([]byte, 4<<20)
 	for i := range big {

@@ -106,15 +106,27 @@ type stream struct {
 	r      *bufio.Reader
 	stderr *bytes.Buffer
 	done   bool
+	// end is what every Read returns once the content ended: io.EOF, or
+	// cat's failure. Wait has closed the pipe by then, so reading it
+	// again would fail with "file already closed".
+	end error
 }
 
 func (s *stream) Read(p []byte) (int, error) {
-	n, err := s.r.Read(p)
-	if err == io.EOF && !s.done {
-		s.done = true
-		if werr := s.cmd.Wait(); werr != nil {
-			return n, fmt.Errorf("reading in the container: %v: %s", werr, strings.TrimSpace(s.stderr.String()))
+	if s.done {
+		if s.end == nil {
+			return 0, errors.New("reading in the container: the reader is closed")
 		}
+		return 0, s.end
+	}
+	n, err := s.r.Read(p)
+	if err == io.EOF {
+		s.done = true
+		s.end = io.EOF
+		if werr := s.cmd.Wait(); werr != nil {
+			s.end = fmt.Errorf("reading in the container: %v: %s", werr, strings.TrimSpace(s.stderr.String()))
+		}
+		return n, s.end
 	}
 	return n, err
 }
