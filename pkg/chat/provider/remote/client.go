@@ -70,7 +70,7 @@ func NewClient(path string, idleExit time.Duration) *Client {
 // at once when the executable is missing, naming what to build.
 func (c *Client) Adapter(spec provider.Spec) (provider.Provider, error) {
 	if _, err := os.Stat(c.path); err != nil {
-		return nil, fmt.Errorf("the provider process %s is missing (it is built beside magenta-host: run `make build` in the plugin's directory): %w", c.path, err)
+		return nil, fmt.Errorf("the provider process %s is missing (it is built beside magenta-host: run `make` in the plugin's directory, or `:Lazy build magenta` under lazy.nvim — a first build can outlast a plugin manager's time limit): %w", c.path, err)
 	}
 	return &remoteProvider{client: c, spec: spec}, nil
 }
