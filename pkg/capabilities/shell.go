@@ -5,6 +5,12 @@ import (
 	"time"
 )
 
+// LiveTailInterval is how often at most ExecOptions.OnTail hears of new
+// output: well under the chat's refresh (250 ms), so a live view is never
+// staler than its own redraw, and rare enough that a command printing a
+// million lines pays for a few dozen calls, not a million.
+const LiveTailInterval = 100 * time.Millisecond
+
 // Output retention: how many lines a Shell keeps of a command's output
 // for the model. Everything else goes only to the log file. The tool's
 // description quotes these numbers.
@@ -59,8 +65,17 @@ type ExecOptions struct {
 	// the user's last keystroke (see TerminalDeadline).
 	Timeout time.Duration
 	// OnOutput, when set, receives each line as it is read, from the
-	// shell's reader goroutine. It must not block.
+	// shell's reader goroutine. It must not block. It costs a call and a
+	// string per line; a live view wants OnTail instead.
 	OnOutput func(OutputLine)
+	// OnTail, when set, receives the latest lines (up to ShellTailLines,
+	// oldest first) and how many lines there have been, at most every
+	// LiveTailInterval while output arrives and once when it has ended.
+	// It is how a view follows a command: the shell keeps its fast path
+	// (the log and the retained head and tail still get every line). It
+	// must not block; the slice is built for each call and is the
+	// callee's to keep.
+	OnTail func(lines []OutputLine, total int)
 	// OnStart, when set, is called once the command has started, with
 	// the timeout that applies to it (after the implementation's cap).
 	OnStart func(timeout time.Duration)

@@ -30,8 +30,12 @@ func (f *fakeShell) Execute(_ context.Context, cmd string, o capabilities.ExecOp
 	if f.limit > 0 {
 		o.OnStart(f.limit)
 	}
-	for _, l := range f.emit {
-		o.OnOutput(capabilities.OutputLine{Text: l})
+	for i := range f.emit {
+		var tail []capabilities.OutputLine
+		for _, l := range f.emit[max(0, i+1-capabilities.ShellTailLines) : i+1] {
+			tail = append(tail, capabilities.OutputLine{Text: l})
+		}
+		o.OnTail(tail, i+1)
 	}
 	return f.res, f.err
 }
@@ -174,14 +178,19 @@ func TestBashCommandTimerShowsTheEffectiveLimit(t *testing.T) {
 
 func TestLive(t *testing.T) {
 	var l *Live
-	l.AddLine("ignored") // nil-safe
+	l.SetTail([]capabilities.OutputLine{{Text: "ignored"}}, 1) // nil-safe
 	l = &Live{}
+	var tail []capabilities.OutputLine
 	for i := 0; i < 8; i++ {
-		l.AddLine(fmt.Sprint(i))
+		tail = append(tail, capabilities.OutputLine{Text: fmt.Sprint(i)})
 	}
+	l.SetTail(tail, 108)
 	s := l.Snapshot()
-	assert.Equal(t, []string{"3", "4", "5", "6", "7"}, s.Lines)
-	assert.Equal(t, 8, s.Total)
+	assert.Equal(t, []string{"3", "4", "5", "6", "7"}, s.Lines, "the last LiveLines lines")
+	assert.Equal(t, 108, s.Total)
+	seq := s.Seq
+	l.SetTail(tail, 108)
+	assert.Equal(t, seq, l.Snapshot().Seq, "nothing new: no redraw")
 }
 
 func TestBashCommandInteractiveOption(t *testing.T) {

@@ -81,20 +81,23 @@ func (l *Live) Started(limit time.Duration) {
 	l.mu.Unlock()
 }
 
-// AddLine records one line of output.
-func (l *Live) AddLine(s string) {
+// SetTail records the latest output lines of a command (oldest first)
+// and how many there have been: a Shell's ExecOptions.OnTail, which
+// samples instead of reporting every line.
+func (l *Live) SetTail(lines []capabilities.OutputLine, total int) {
 	if l == nil {
 		return
 	}
-	l.mu.Lock()
-	if len(l.lines) == LiveLines {
-		copy(l.lines, l.lines[1:])
-		l.lines[LiveLines-1] = s
-	} else {
-		l.lines = append(l.lines, s)
+	lines = lines[max(0, len(lines)-LiveLines):]
+	texts := make([]string, len(lines))
+	for i, line := range lines {
+		texts[i] = line.Text
 	}
-	l.total++
-	l.seq++
+	l.mu.Lock()
+	if total != l.total {
+		l.lines, l.total = texts, total
+		l.seq++
+	}
 	l.mu.Unlock()
 }
 

@@ -57,7 +57,7 @@ func BenchmarkProcessor(b *testing.B) {
 			b.Fatal(err)
 		}
 		l := newLogFile(f, DefaultLogMaxBytes)
-		p := newProcessor(l, nil)
+		p := newProcessor(l, nil, nil)
 		st := &p.streams[capabilities.Stdout]
 		for i := 0; i < len(out); i += 10000 {
 			p.feed(st, out[i:min(i+10000, len(out))])

@@ -76,8 +76,14 @@
 // Two goroutines read stdout and stderr into pooled 64 KB buffers and
 // hand them, in arrival order, to one processor goroutine that owns all
 // line state: it needs no locks and calls OnOutput (every line, in
-// order, never concurrently) with none held. Pipes are enlarged to 1 MB
-// where the kernel allows, so a fast writer rarely waits for us.
+// order, never concurrently) with none held. OnTail, the live view's
+// hook, is called from the same goroutine on a ticker
+// (capabilities.LiveTailInterval) with the lines it retains anyway, so
+// following a command costs nothing per line: plain output keeps the
+// fast path (a word-wise copy into the log, only the last lines of a
+// chunk filed as the tail), which a per-line callback rules out. Pipes
+// are enlarged to 1 MB where the kernel allows, so a fast writer rarely
+// waits for us.
 //
 // Lines are assembled across reads. Each is cleaned: a trailing CR
 // (CRLF) dropped; invalid UTF-8 replaced with U+FFFD (one per invalid
@@ -132,8 +138,8 @@
 // subscribers, and queues the read for a second goroutine that feeds a
 // headless terminal emulator (github.com/charmbracelet/x/vt, whose
 // replies to terminal queries a third goroutine copies back to the
-// master: unread, they would block it). The text the model, the log and
-// OnOutput get is the emulator's, one Stdout stream: each line as it
+// master: unread, they would block it). The text the model, the log,
+// OnOutput and OnTail get is the emulator's, one Stdout stream: each line as it
 // scrolls off the screen, then the final screen, trailing blank lines
 // dropped — progress bars and redraws in their final state, cursor
 // movement applied, colours gone, lines longer than the width wrapped

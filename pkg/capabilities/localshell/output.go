@@ -81,6 +81,8 @@ type tailLine struct {
 type processor struct {
 	log      *logFile
 	onOutput func(capabilities.OutputLine)
+	onTail   func([]capabilities.OutputLine, int)
+	tailSent int // p.total when onTail was last called
 	streams  [2]streamState
 
 	total int
@@ -89,8 +91,8 @@ type processor struct {
 	tailN int // lines written to tail, ever
 }
 
-func newProcessor(log *logFile, onOutput func(capabilities.OutputLine)) *processor {
-	p := &processor{log: log, onOutput: onOutput}
+func newProcessor(log *logFile, onOutput func(capabilities.OutputLine), onTail func([]capabilities.OutputLine, int)) *processor {
+	p := &processor{log: log, onOutput: onOutput, onTail: onTail}
 	for _, s := range []capabilities.Stream{capabilities.Stdout, capabilities.Stderr} {
 		prefix := s.String() + ": "
 		p.streams[s] = streamState{stream: s, prefix: prefix,
@@ -102,9 +104,18 @@ func newProcessor(log *logFile, onOutput func(capabilities.OutputLine)) *process
 // run consumes chunks until both streams have ended. A log buffer that
 // has waited logFlushEvery is written out, so the log of a slow command
 // can be followed while it runs.
+//
+// OnTail hears of new lines on its own ticker, from what the processor
+// retains anyway, so a live view leaves the per-line fast path intact.
 func (p *processor) run(in <-chan chunk) {
 	tick := time.NewTicker(logFlushEvery)
 	defer tick.Stop()
+	var tailTick <-chan time.Time
+	if p.onTail != nil {
+		t := time.NewTicker(capabilities.LiveTailInterval)
+		defer t.Stop()
+		tailTick = t.C
+	}
 	for open := 2; open > 0; {
 		var c chunk
 		select {
@@ -112,11 +123,17 @@ func (p *processor) run(in <-chan chunk) {
 		case <-tick.C:
 			p.log.flush()
 			continue
+		case <-tailTick:
+			p.sendTail()
+			continue
 		}
 		st := &p.streams[c.stream]
 		if c.buf == nil {
 			p.finish(st)
 			open--
+			if open == 0 {
+				p.sendTail()
+			}
 			continue
 		}
 		p.feed(st, (*c.buf)[:c.n])
@@ -298,6 +315,29 @@ func (p *processor) emit(st *streamState, text []byte, s string) {
 		}
 		p.onOutput(capabilities.OutputLine{Stream: st.stream, Text: s})
 	}
+}
+
+// sendTail gives onTail the latest lines when there are new ones.
+func (p *processor) sendTail() {
+	if p.onTail == nil || p.total == p.tailSent {
+		return
+	}
+	p.tailSent = p.total
+	p.onTail(p.latest(capabilities.ShellTailLines), p.total)
+}
+
+// latest returns up to n of the last lines: the end of the head, then the
+// tail ring (which holds only lines after the head).
+func (p *processor) latest(n int) []capabilities.OutputLine {
+	fromTail := min(n, p.tailN, len(p.tail))
+	fromHead := min(n-fromTail, len(p.head))
+	out := make([]capabilities.OutputLine, 0, fromHead+fromTail)
+	out = append(out, p.head[len(p.head)-fromHead:]...)
+	for i := p.tailN - fromTail; i < p.tailN; i++ {
+		t := &p.tail[i%len(p.tail)]
+		out = append(out, capabilities.OutputLine{Stream: t.stream, Text: string(t.text)})
+	}
+	return out
 }
 
 // fill copies what the processor kept into r.

@@ -20,7 +20,7 @@ func feedAll(t *testing.T, pieces ...string) (*capabilities.ExecResult, string) 
 	f, err := os.Create(path)
 	require.NoError(t, err)
 	w := newLogFile(f, DefaultLogMaxBytes)
-	p := newProcessor(w, nil)
+	p := newProcessor(w, nil, nil)
 	st := &p.streams[capabilities.Stdout]
 	for _, s := range pieces {
 		p.feed(st, []byte(s))

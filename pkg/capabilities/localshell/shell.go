@@ -230,7 +230,7 @@ func (s *Shell) Execute(ctx context.Context, command string, opts capabilities.E
 		opts.OnStart(timeout)
 	}
 
-	proc := newProcessor(log, opts.OnOutput)
+	proc := newProcessor(log, opts.OnOutput, opts.OnTail)
 	chunks := make(chan chunk, 4)
 	out.read(chunks)
 	procDone := make(chan struct{})

@@ -17,7 +17,8 @@ type Script struct {
 	// Result is returned (a copy); Head, Tail and TotalLines are computed
 	// from Lines when Lines is not empty.
 	Result capabilities.ExecResult
-	// Lines are streamed to OnOutput, in order, before Execute returns.
+	// Lines are streamed to OnOutput, in order, before Execute returns;
+	// OnTail hears of the last of them once.
 	Lines []capabilities.OutputLine
 	// Err, when set, is returned instead of a result (nothing streamed).
 	Err error
@@ -110,6 +111,10 @@ func (s *Shell) Execute(ctx context.Context, command string, opts capabilities.E
 		if opts.OnOutput != nil {
 			opts.OnOutput(l)
 		}
+	}
+	if opts.OnTail != nil && len(sc.Lines) > 0 {
+		tail := sc.Lines[max(0, len(sc.Lines)-capabilities.ShellTailLines):]
+		opts.OnTail(append([]capabilities.OutputLine(nil), tail...), len(sc.Lines))
 	}
 	if sc.Terminal != nil && opts.Interactive {
 		return s.playTerminal(ctx, sc.Terminal, opts, res), nil
