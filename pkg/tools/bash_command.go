@@ -159,7 +159,7 @@ func runBash(ctx context.Context, call Call, p BashCommandParams, maxTimeout tim
 	res, err := call.Env.Shell.Execute(ctx, p.Command, capabilities.ExecOptions{
 		ThreadID: call.ThreadID, RequestID: call.ID, Cwd: workdir,
 		Timeout: time.Duration(p.Timeout) * time.Millisecond,
-		OnTail:   call.Live.SetTail, // sampled: every line would cost the shell its fast path
+		OnTail:  call.Live.SetTail, // sampled: every line would cost the shell its fast path
 		OnStart: call.Live.Started, // the timer and limit count from the start, not from the approval
 
 		Interactive: wantsTerminal(p.Interactive, interactive),
