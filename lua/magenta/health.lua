@@ -68,6 +68,16 @@ function M.check()
     else
       r.ok("host binary: " .. bin)
     end
+    -- Every shell command starts under the small supervisor built beside
+    -- the host; without it the host re-executes itself (slower per command).
+    local sup = vim.fn.fnamemodify(bin, ":h") .. "/magenta-supervisor"
+    if vim.fn.executable(sup) == 1 then
+      r.ok("command supervisor: " .. sup)
+    else
+      r.warn("the command supervisor is missing: " .. sup
+        .. " (commands run under the host re-executed instead, a few ms slower each)",
+        { "run `make` in " .. host.root() })
+    end
     local info, err = host.request("version")
     if info then
       r.ok(string.format("host %s running (pid %d), log: %s", info.version, info.pid, info.log))

@@ -270,15 +270,15 @@ func (n *Nvim) CursorTo(sub string) {
 }
 
 // HostBinary returns the built host: MAGENTA_HOST_BIN (set by `make
-// test`, with the provider process beside it), or a fresh build of both
-// in a temporary directory.
+// test`, with the provider process and the supervisor beside it), or a
+// fresh build of the three in a temporary directory.
 func HostBinary(t testing.TB) string {
 	t.Helper()
 	if bin := os.Getenv("MAGENTA_HOST_BIN"); bin != "" {
 		return bin
 	}
 	dir := t.TempDir()
-	for _, cmd := range []string{"magenta-host", "magenta-provider"} {
+	for _, cmd := range []string{"magenta-host", "magenta-provider", "magenta-supervisor"} {
 		build := exec.Command("go", "build", "-o", filepath.Join(dir, cmd), "./cmd/"+cmd)
 		build.Dir = Root()
 		if msg, err := build.CombinedOutput(); err != nil {

@@ -113,6 +113,14 @@ func BenchmarkTrue(b *testing.B) {
 			opts Options
 		}{"supervised-by-host-binary", Options{Supervisor: host}})
 	}
+	// MAGENTA_SUPERVISOR_BIN: the small supervisor binary make builds
+	// beside the host (what the host uses).
+	if sup := os.Getenv("MAGENTA_SUPERVISOR_BIN"); sup != "" {
+		shells = append(shells, struct {
+			name string
+			opts Options
+		}{"supervised-by-supervisor-binary", Options{Supervisor: sup}})
+	}
 	for _, s := range shells {
 		b.Run(s.name, func(b *testing.B) {
 			s.opts.LogRoot = b.TempDir()

@@ -42,8 +42,9 @@ type Options struct {
 	// Env is the base environment, hardened before use; nil means
 	// os.Environ() at New.
 	Env []string
-	// Supervisor is the executable re-executed as each call's process
-	// supervisor (package procsup); empty means this program itself
+	// Supervisor is the executable started as each call's process
+	// supervisor (package procsup); empty means magenta-supervisor beside
+	// this program (procsup.Beside), else this program itself
 	// (procsup.Self) when it called procsup.MainIfSupervisor, else none.
 	Supervisor string
 	// Unsupervised runs commands without supervisor: only their process
@@ -130,7 +131,12 @@ func New(opts Options) *Shell {
 	switch {
 	case opts.Unsupervised:
 		s.supervisor = ""
-	case s.supervisor == "" && procsup.Available():
+	case s.supervisor != "":
+	case procsup.Beside() != "":
+		// The small supervisor binary: it starts in a fraction of the
+		// time the host takes to re-execute.
+		s.supervisor = procsup.Beside()
+	case procsup.Available():
 		s.supervisor = procsup.Self
 	}
 	s.retention = newRetention(opts.LogMaxBytes, opts.LogQuota, opts.LogMaxAge)

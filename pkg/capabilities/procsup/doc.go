@@ -5,11 +5,14 @@
 //
 // # Mechanism
 //
-// The host starts a small supervisor between itself and bash: its own
-// executable re-executed with the MAGENTA_SUPERVISE environment variable
-// set (no separate binary to install). The program's main calls
-// MainIfSupervisor first thing; in supervisor mode it never returns. The
-// supervisor:
+// The host starts a small supervisor between itself and bash: the
+// magenta-supervisor binary built beside the host (Beside), a program
+// that links only this package, with the MAGENTA_SUPERVISE environment
+// variable set. It starts in about a millisecond; re-executing the host
+// itself, which works too (Self) and is the fallback when the small
+// binary is missing, costs several more per command, every `ls` the
+// model runs. Either program's main calls MainIfSupervisor first thing;
+// in supervisor mode it never returns. The supervisor:
 //
 //   - makes itself a child subreaper (prctl PR_SET_CHILD_SUBREAPER), so
 //     every orphan of the tree — a `setsid cmd &`, the grandchild of a

@@ -2,6 +2,7 @@ package procsup
 
 import (
 	"os"
+	"path/filepath"
 	"sync/atomic"
 	"syscall"
 )
@@ -37,3 +38,23 @@ func MainIfSupervisor() {
 // without the TestMain hook) must never be re-executed as one: it would
 // run its own main instead.
 func Available() bool { return available.Load() }
+
+// BinaryName is the small supervisor program built beside the host
+// (cmd/magenta-supervisor).
+const BinaryName = "magenta-supervisor"
+
+// Beside returns the path of the supervisor program next to the running
+// executable, or "" when there is no executable file there (a test
+// binary, a host copied without it): callers then re-execute Self.
+func Beside() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	path := filepath.Join(filepath.Dir(exe), BinaryName)
+	info, err := os.Stat(path)
+	if err != nil || !info.Mode().IsRegular() || info.Mode().Perm()&0o111 == 0 {
+		return ""
+	}
+	return path
+}

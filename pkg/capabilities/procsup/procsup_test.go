@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -130,4 +131,21 @@ func TestStartTerminalGivesAControllingTerminal(t *testing.T) {
 	}
 	require.NotEmpty(t, pid, "output: %q", out)
 	assert.Contains(t, string(out), "pgrp="+pid+" sid="+pid+" tpgid="+pid)
+}
+
+// Beside finds an executable magenta-supervisor next to the running
+// program, and nothing when there is none or it cannot be executed.
+func TestBeside(t *testing.T) {
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	path := filepath.Join(filepath.Dir(exe), BinaryName)
+	if _, err := os.Lstat(path); err == nil {
+		t.Skipf("%s exists already; not touching it", path)
+	}
+	assert.Equal(t, "", Beside(), "none there")
+	require.NoError(t, os.WriteFile(path, []byte("#!/bin/sh\n"), 0o644))
+	t.Cleanup(func() { os.Remove(path) })
+	assert.Equal(t, "", Beside(), "not executable")
+	require.NoError(t, os.Chmod(path, 0o755))
+	assert.Equal(t, path, Beside())
 }

@@ -1,0 +1,28 @@
+// Command magenta-supervisor is the per-command process supervisor the
+// host runs each shell command under (package procsup: a subreaper that
+// ends the command's whole tree, with a parent-death signal). It is a
+// binary of its own, beside magenta-host, because it starts for every
+// command: a small program that links only procsup starts in about a
+// millisecond, where re-executing the host (its whole runtime and package
+// initialisation) took several.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/magenta-nvim/magenta/pkg/capabilities/procsup"
+)
+
+// version is set by the Makefile (-ldflags "-X main.version=...").
+var version = "dev"
+
+func main() {
+	procsup.MainIfSupervisor() // in supervisor mode it never returns
+	if len(os.Args) == 2 && os.Args[1] == "--version" {
+		fmt.Println("magenta-supervisor", version)
+		return
+	}
+	fmt.Fprintln(os.Stderr, "magenta-supervisor: started by magenta-host for each shell command; not meant to be run by hand")
+	os.Exit(2)
+}
