@@ -13,6 +13,8 @@ import (
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
 	"github.com/magenta-nvim/magenta/pkg/proctest"
+	"github.com/magenta-nvim/magenta/pkg/sandbox"
+	"github.com/magenta-nvim/magenta/pkg/sandbox/sandboxtest"
 )
 
 // BenchmarkSeq compares 2 million short lines through Execute (cleaning,
@@ -181,4 +183,28 @@ func BenchmarkSeqInteractive(b *testing.B) {
 			master.Close()
 		}
 	})
+}
+
+// BenchmarkTrueConfined is `true` through the whole local shell (with
+// its supervisor, as the host runs commands) unconfined and confined by
+// bubblewrap with the default policy (network denied): what every small
+// command the checker allows costs once the sandbox confines it.
+func BenchmarkTrueConfined(b *testing.B) {
+	st := sandboxtest.Require(b)
+	ws, home := b.TempDir(), b.TempDir()
+	for _, mode := range []struct {
+		name    string
+		sandbox bool
+	}{{"unconfined", false}, {"confined", true}} {
+		b.Run(mode.name, func(b *testing.B) {
+			sh := New(Options{LogRoot: b.TempDir(), Cwd: ws, Supervisor: os.Getenv("MAGENTA_SUPERVISOR_BIN"),
+				Confiner: BwrapConfiner{Status: func() (sandbox.Status, error) { return st, nil }, Policy: sandbox.Policy{Workspace: ws, Home: home}}})
+			opts := capabilities.ExecOptions{ThreadID: "bench", RequestID: "true", Sandbox: mode.sandbox}
+			for b.Loop() {
+				if res, err := sh.Execute(context.Background(), "true", opts); err != nil || res.ExitCode != 0 {
+					b.Fatalf("err %v, result %+v", err, res)
+				}
+			}
+		})
+	}
 }
