@@ -156,23 +156,12 @@ function M.channel()
 end
 
 --- Starts following which language servers have published diagnostics
---- (the diagnostics tool waits for them). Without loading vim.lsp when
---- no server runs: then the first LspAttach (0.8+) starts it.
+--- (the diagnostics tool waits for them) when vim.lsp is loaded. Without
+--- loading it: setup() has installed the hook that starts following at
+--- the first server attach (init.lua).
 function M.track_lsp()
   if package.loaded["vim.lsp"] then
     require("magenta.lsp").track()
-  elseif vim.fn.exists("##LspAttach") == 1 then
-    vim.api.nvim_create_autocmd("LspAttach", {
-      once = true,
-      callback = function()
-        require("magenta.lsp").track()
-      end,
-    })
-  else
-    -- 0.7 has no LspAttach: start following after the first frame.
-    vim.defer_fn(function()
-      require("magenta.lsp").track()
-    end, 0)
   end
 end
 

@@ -1,7 +1,9 @@
 -- The LSP adapter's Neovim half: asks the language servers the user's own
--- configuration attached, never starting servers of its own. Requests are
--- asynchronous: request() returns at once and the answer comes back to the
--- host as an "lsp_result" event. Called over RPC by pkg/lsp.
+-- configuration attaches. magenta configures no server of its own: a
+-- server the user configured starts when a tool loads a file of its type,
+-- as it would when the user opened the file. Requests are asynchronous:
+-- request() returns at once and the answer comes back to the host as an
+-- "lsp_result" event. Called over RPC by pkg/lsp.
 local M = {}
 
 local api = vim.api
@@ -13,6 +15,7 @@ local capability = {
   ["textDocument/typeDefinition"] = "typeDefinitionProvider",
 }
 
+-- The initialized clients attached to buf.
 local function clients(buf)
   if vim.lsp.get_clients then
     return vim.lsp.get_clients({ bufnr = buf })
@@ -20,6 +23,33 @@ local function clients(buf)
   local out = {}
   for _, c in pairs(vim.lsp.buf_get_clients(buf)) do -- 0.7
     out[#out + 1] = c
+  end
+  return out
+end
+
+-- The clients attached to buf that are still starting (they send the
+-- buffer to their server once initialized).
+local function starting(buf)
+  local out = {}
+  if vim.lsp.get_clients then -- 0.10+
+    for _, c in ipairs(vim.lsp.get_clients({ bufnr = buf, _uninitialized = true })) do
+      if not c.initialized then
+        out[#out + 1] = c
+      end
+    end
+    return out
+  end
+  -- 0.7–0.9 list only initialized clients, but a starting one is found
+  -- by its id (ids count up from 1) through get_client_by_id.
+  local active, top = {}, 0
+  for _, c in ipairs(vim.lsp.get_active_clients()) do
+    active[c.id] = true
+    top = math.max(top, c.id)
+  end
+  for id = 1, top + 8 do
+    if not active[id] and vim.lsp.buf_is_attached(buf, id) then
+      out[#out + 1] = vim.lsp.get_client_by_id(id)
+    end
   end
   return out
 end
@@ -60,8 +90,8 @@ local function reply(id, payload)
   require("magenta.host").notify_if_running("lsp_result", payload)
 end
 
---- Whether any language server runs (the LSP tools are offered only
---- then). Never loads vim.lsp: when nothing loaded it, no server runs.
+--- Whether any language server runs. Never loads vim.lsp: when nothing
+--- loaded it, no server runs.
 function M.running()
   if not package.loaded["vim.lsp"] then
     return false
@@ -70,16 +100,38 @@ function M.running()
   return #all > 0
 end
 
---- Loads path into a buffer (so the user's configuration attaches its
---- servers), waits up to wait_ms for a client supporting method, sends
---- the request to every such client and replies with their answers as
---- JSON: { id, results = "[{client, result}]" } or { id, error }.
-function M.request(id, path, method, line, col, wait_ms)
+-- File types a loaded file of which got no server within the wait: the
+-- configuration looked like it starts one for them (lsp_configured.lua)
+-- but does not, so they stop counting.
+local no_server = {}
+
+-- Loads path into a hidden buffer, as lsp.lua always has: bufadd+bufload
+-- touch no window, jump list or alternate file. Loading runs the user's
+-- autocommands (FileType), which attach — and start — their servers.
+local function load_file(path)
   local buf = vim.fn.bufadd(path)
   if not api.nvim_buf_is_loaded(buf) then
     vim.fn.bufload(buf)
     vim.bo[buf].buflisted = true
   end
+  return buf
+end
+
+-- Remembers that buf's file type got no server (nothing attached, nothing
+-- starting) when a wait for one ended.
+local function note_no_server(buf)
+  local ft = vim.bo[buf].filetype
+  if ft ~= "" and #clients(buf) == 0 and #starting(buf) == 0 then
+    no_server[ft] = true
+  end
+end
+
+--- Loads path into a buffer (so the user's configuration attaches, or
+--- starts, its servers), waits up to wait_ms for a client supporting
+--- method, sends the request to every such client and replies with their
+--- answers as JSON: { id, results = "[{client, result}]" } or { id, error }.
+function M.request(id, path, method, line, col, wait_ms)
+  local buf = load_file(path)
   local deadline = vim.loop.now() + wait_ms
   local function attempt()
     local cs = supporting(buf, method)
@@ -88,6 +140,7 @@ function M.request(id, path, method, line, col, wait_ms)
         vim.defer_fn(attempt, 25)
         return
       end
+      note_no_server(buf)
       local names = {}
       for _, c in ipairs(clients(buf)) do
         names[#names + 1] = c.name
@@ -124,177 +177,23 @@ function M.request(id, path, method, line, col, wait_ms)
   attempt()
 end
 
--- The version of buf's text the servers are (or are about to be) told
--- about: the LSP client's own count where it keeps one (it can differ
--- from changedtick, e.g. after a reload from disk), else changedtick.
-local function doc_version(buf)
-  local versions = vim.lsp.util and vim.lsp.util.buf_versions
-  -- rawget: on 0.12 the table answers 0 for buffers it does not track.
-  local v = versions and rawget(versions, buf)
-  if type(v) == "number" then
-    return v
-  end
-  return api.nvim_buf_get_changedtick(buf)
+--- Diagnostics of one file or of every buffer (lsp_reports.lua).
+function M.diagnostics(...)
+  return require("magenta.lsp_reports").diagnostics(...)
 end
 
--- What each client last published for each buffer: reported[buf][client_id]
--- = the document version the publish was for (the changedtick when the
--- server sent none). A client's namespace holding diagnostics from before
--- tracking started counts as a report for the current version.
-local reported = {}
--- Clients seen publishing anything at all (a server that never publishes,
--- a formatter say, must not make every call wait for the whole bound).
-local publishes = {}
-local first_seen = {}
--- Clients that send document versions, and how many unversioned publishes
--- on changed text the others made (see note() in M.track).
-local versioned = {}
-local unversioned = {}
-
---- Wraps the publishDiagnostics handler once, to learn which clients have
---- reported for which version of each buffer. Called when the host starts
---- and on LspAttach (0.8+), never from setup().
-function M.track()
-  if M.tracking then
-    return
-  end
-  -- 0.7.2's vim.lsp creates stdpath("cache") (its log's directory) as it
-  -- loads, with a mkdir that fails with E739 when the directory appears
-  -- in between — and the host creates it at the same moment. Create it
-  -- first, and load vim.lsp again once if the first load failed.
-  pcall(vim.fn.mkdir, vim.fn.stdpath("cache"), "p")
-  local loaded = pcall(function()
-    return vim.lsp.handlers
-  end) or pcall(function()
-    return vim.lsp.handlers
-  end)
-  if not loaded then
-    return -- tried again at the next LspAttach or host start
-  end
-  M.tracking = true
-  local method = "textDocument/publishDiagnostics"
-  local original = vim.lsp.handlers[method]
-  local function note(result, ctx)
-    local buf = vim.uri_to_bufnr(result.uri)
-    local id = ctx.client_id
-    reported[buf] = reported[buf] or {}
-    local version = result.version
-    if version ~= nil then
-      versioned[id] = true
-    elseif doc_version(buf) == 0 or versioned[id] then
-      -- Servers such as gopls omit version 0 (the text as opened); a
-      -- late one may arrive after the first change.
-      version = 0
-    else
-      -- A server that never sends versions is recognised after a few
-      -- unversioned publishes on changed text, and then trusted to
-      -- report on the text current when its publish arrives.
-      unversioned[id] = (unversioned[id] or 0) + 1
-      version = unversioned[id] >= 3 and doc_version(buf) or 0
-    end
-    reported[buf][id] = version
-    publishes[id] = true
-  end
-  vim.lsp.handlers[method] = function(err, result, ctx, config)
-    if result and result.uri and ctx and ctx.client_id then
-      -- Our bookkeeping must never stop the user's diagnostics.
-      pcall(note, result, ctx)
-    end
-    return original(err, result, ctx, config)
-  end
+--- Starts following the servers' diagnostics reports (lsp_reports.lua).
+function M.track(attaching)
+  return require("magenta.lsp_reports").track(attaching)
 end
 
--- The clients of buf that have not reported for its current version.
-local function pending_clients(buf, now, wait_ms)
-  local out = {}
-  local tick = doc_version(buf)
-  for _, c in ipairs(clients(buf)) do
-    first_seen[c.id] = first_seen[c.id] or now
-    local version = (reported[buf] or {})[c.id]
-    if version == nil and vim.lsp.diagnostic.get_namespace then
-      local ns = vim.lsp.diagnostic.get_namespace(c.id)
-      if #vim.diagnostic.get(buf, { namespace = ns }) > 0 then
-        -- Reported before tracking started: credit the current version
-        -- once, and remember it, so a later change is waited for.
-        version = tick
-        reported[buf] = reported[buf] or {}
-        reported[buf][c.id] = tick
-      end
-    end
-    local silent = not publishes[c.id] and now - first_seen[c.id] > wait_ms
-    if not silent and (version == nil or version < tick) then
-      out[#out + 1] = c.name
-    end
-  end
-  return out
+--- Whether the LSP tools can answer: a server runs, or the user's
+--- configuration starts one for the workspace's files (lsp_configured.lua).
+function M.available()
+  return M.running() or require("magenta.lsp_configured").available(no_server)
 end
 
-local function diagnostics_of(bufs)
-  local out = {}
-  for _, buf in ipairs(bufs) do
-    local name = api.nvim_buf_get_name(buf)
-    for _, d in ipairs(vim.diagnostic.get(buf)) do
-      out[#out + 1] = {
-        path = name, line = d.lnum, col = d.col, severity = d.severity,
-        message = d.message, source = d.source or "",
-      }
-    end
-  end
-  return out
-end
-
---- Diagnostics of one file (path, loaded into a buffer when it is not, so
---- its servers attach) or of every buffer (path == ""). Waits up to
---- wait_ms until every attached client has reported for each buffer's
---- current version (and up to attach_ms for a server to attach to a
---- file that has none), then replies with JSON { items = [{path, line, col,
---- severity, message, source}] (0-based), pending = ["client (path)"],
---- unattached = [path] } (unattached: the file had no server at all).
-function M.diagnostics(id, path, wait_ms, attach_ms)
-  M.track()
-  local bufs = {}
-  if path ~= "" then
-    local buf = vim.fn.bufadd(path)
-    if not api.nvim_buf_is_loaded(buf) then
-      vim.fn.bufload(buf)
-      vim.bo[buf].buflisted = true
-    end
-    bufs = { buf }
-  else
-    for _, buf in ipairs(api.nvim_list_bufs()) do
-      if api.nvim_buf_is_loaded(buf) then
-        bufs[#bufs + 1] = buf
-      end
-    end
-  end
-  local start = vim.loop.now()
-  local deadline = start + wait_ms
-  local function attempt()
-    local now = vim.loop.now()
-    local pending, unattached = {}, {}
-    for _, buf in ipairs(bufs) do
-      if api.nvim_buf_is_valid(buf) then
-        -- One file with no client yet: a server may still be starting
-        -- (it appears once initialized), so wait for it as well.
-        if path ~= "" and #clients(buf) == 0 then
-          unattached[#unattached + 1] = api.nvim_buf_get_name(buf)
-        end
-        for _, name in ipairs(pending_clients(buf, now, wait_ms)) do
-          pending[#pending + 1] = string.format("%s (%s)", name, api.nvim_buf_get_name(buf))
-        end
-      end
-    end
-    local waiting = #pending > 0 or (#unattached > 0 and now < start + attach_ms)
-    if waiting and now < deadline then
-      vim.defer_fn(attempt, 25)
-      return
-    end
-    local live = vim.tbl_filter(api.nvim_buf_is_valid, bufs)
-    reply(id, {
-      results = vim.json.encode({ items = diagnostics_of(live), pending = pending, unattached = unattached }),
-    })
-  end
-  attempt()
-end
+-- For lsp_reports.lua and lsp_configured.lua only.
+M._clients, M._starting, M._load_file, M._note_no_server, M._reply = clients, starting, load_file, note_no_server, reply
 
 return M

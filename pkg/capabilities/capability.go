@@ -18,9 +18,10 @@ const (
 )
 
 // Has reports whether the environment provides c now. LSP and
-// diagnostics depend on whether a language server runs (LSPRunning), so
-// the answer may change between two requests of one thread: tools that
-// need them appear as soon as a server starts.
+// diagnostics depend on whether a language server runs or is configured
+// for the workspace (LSPAvailable), so the answer may change between two
+// requests of one thread: tools that need them appear as soon as a
+// server starts.
 func (e *Environment) Has(c Capability) bool {
 	switch c {
 	case CapFileIO:
@@ -32,20 +33,20 @@ func (e *Environment) Has(c Capability) bool {
 	case CapWeb:
 		return e.Fetcher != nil
 	case CapLSP:
-		return e.LSP != nil && e.lspRunning()
+		return e.LSP != nil && e.lspAvailable()
 	case CapDiagnostics:
-		return e.Diagnostics != nil && e.lspRunning()
+		return e.Diagnostics != nil && e.lspAvailable()
 	case CapThreads:
 		return e.Threads
 	}
 	return false
 }
 
-func (e *Environment) lspRunning() bool {
-	if e.LSPRunning == nil {
+func (e *Environment) lspAvailable() bool {
+	if e.LSPAvailable == nil {
 		return false
 	}
-	return e.LSPRunning()
+	return e.LSPAvailable()
 }
 
 // Capabilities lists what the environment provides now, sorted (for the

@@ -28,9 +28,11 @@ type Environment struct {
 	// diagnostics. NoLSP when there are none.
 	LSP         LspClient
 	Diagnostics DiagnosticsProvider
-	// LSPRunning reports whether a language server runs now; LSP and
-	// Diagnostics count as provided only then (nil: never).
-	LSPRunning func() bool
+	// LSPAvailable reports whether language servers can answer now: one
+	// runs, or the user's configuration starts one for the workspace's
+	// files when a tool loads such a file. LSP and Diagnostics count as
+	// provided only then (nil: never).
+	LSPAvailable func() bool
 	// Threads is set when the thread may spawn sub-agents.
 	Threads bool
 	// Banner, when set, is the line the thread's header shows about the

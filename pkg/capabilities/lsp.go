@@ -57,6 +57,16 @@ type Diagnostics struct {
 	// NoServer lists the files asked about that no server was attached
 	// to when the wait ended: nobody reports on them.
 	NoServer []string
+	// Unseen names the servers (with the file) whose report on a file
+	// unchanged since may have come before magenta began following the
+	// reports (setup() ran after they attached): a clean file's leaves
+	// no trace, and comes again only when the text changes.
+	Unseen []string
+	// NoBufferServed is set when the every-buffer form found no buffer a
+	// server was attached to or starting for: nobody reports on anything
+	// open (a configured server starts when a file of its type is asked
+	// about).
+	NoBufferServed bool
 }
 
 // DiagnosticsProvider lists the diagnostics of one file, or of every

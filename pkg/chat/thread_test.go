@@ -281,19 +281,20 @@ func TestAmbiguousThreadPrefixNamesTheCandidates(t *testing.T) {
 
 // A tool call whose input was not valid JSON (the adapters wrap it under
 // provider.InvalidArgumentsKey) tells the model so, quoting what it sent,
-// and the block says it instead of drawing an empty command line.
+// and the block says it instead of drawing an empty line. (The harness's
+// environment offers thread_title, not bash_command.)
 func TestInvalidToolInputIsReportedToTheModelAndShown(t *testing.T) {
 	h := newHarness(t, nil)
-	h.app.Send("list files")
+	h.app.Send("name this thread")
 	call := h.fake.Next(t)
-	call.ToolUse("tu_bad", "bash_command", map[string]string{provider.InvalidArgumentsKey: `{"command": "ls -la}`})
+	call.ToolUse("tu_bad", "thread_title", map[string]string{provider.InvalidArgumentsKey: `{"title": "Files}`})
 	call.Stop(provider.StopToolUse)
 
 	next := h.fake.Next(t)
 	msgs := next.Request.Messages
 	result := msgs[len(msgs)-1].Content[0]
 	assert.True(t, result.IsError)
-	assert.Contains(t, result.Result[0].Text, `your input was not valid JSON (a JSON object was expected); it was: {"command": "ls -la}`)
-	h.screen.waitForText(t, "bash_command: input was not valid JSON")
+	assert.Contains(t, result.Result[0].Text, `your input was not valid JSON (a JSON object was expected); it was: {"title": "Files}`)
+	h.screen.waitForText(t, "thread_title: input was not valid JSON")
 	next.Reply("sorry")
 }

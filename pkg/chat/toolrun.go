@@ -57,11 +57,12 @@ func (t *Thread) startTool(tr *turn, e *entry, b provider.Block) {
 		}
 	}
 	call := tools.Call{ID: b.ToolUseID, ThreadID: t.ID, Input: b.Input, Env: t.deps.Env, Thread: t, Subagents: t, Live: e.live}
-	name := b.ToolName
+	name, offered := b.ToolName, tr.offered
 	t.workers.Add(1)
 	go func() {
 		defer t.workers.Done()
-		res := t.deps.Tools.Run(ctx, name, call)
+		// Only a tool the request offered runs (tools.Offered says why).
+		res := t.deps.Tools.RunOffered(ctx, name, call, offered)
 		t.enqueue(msgToolDone{turn: tr.id, id: e.id, res: toolResult(res)})
 	}()
 	t.startTicker(tr)
@@ -149,9 +150,12 @@ func firstLineOf(s string) string {
 	return s
 }
 
-// toolSpecs lists the tools env can serve now (see Registry.OfferedIn).
-func toolSpecs(r *tools.Registry, env *capabilities.Environment) []provider.ToolSpec {
-	specs := r.OfferedIn(env)
+// offerTools lists the tools the environment can serve now (see
+// Registry.OfferedIn) for the turn's next request, and records them as
+// the ones its reply may call.
+func (t *Thread) offerTools(tr *turn) []provider.ToolSpec {
+	specs := t.deps.Tools.OfferedIn(t.deps.Env)
+	tr.offered = tools.OfferedSet(specs)
 	out := make([]provider.ToolSpec, len(specs))
 	for i, s := range specs {
 		out[i] = provider.ToolSpec{Name: s.Name, Description: s.Description, InputSchema: s.InputSchema}

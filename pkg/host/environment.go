@@ -98,7 +98,7 @@ func (h *Host) environment(opts config.Options, cwd, dataDir string) (*capabilit
 	// nothing asks at send, so what would ask is refused and named.
 	h.contextFiles = files.Refusing()
 	h.checkRead = files.CheckRead
-	env.LSP, env.Diagnostics, env.LSPRunning = h.lsp, h.lsp, h.lsp.Running
+	env.LSP, env.Diagnostics, env.LSPAvailable = h.lsp, h.lsp, h.lsp.Available
 	reg := h.opts.Tools
 	if reg == nil {
 		reg = tools.Builtin(tools.Config{MaxShellTimeout: opts.MaxShellTimeout(), ShellInteractive: opts.Shell.Interactive})

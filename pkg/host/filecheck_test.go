@@ -108,6 +108,10 @@ func TestDiagnosticsOfASecretAsks(t *testing.T) {
 	nvimtest.ForEach(t, func(t *testing.T, bin string) {
 		n, fake := startShell(t, bin)
 		secret := plantHomeSecret(t)
+		// diagnostics is offered (so it runs) for a server configured for
+		// the workspace's Go files.
+		require.NoError(t, os.WriteFile(filepath.Join(n.Dir, "main.go"), []byte("package main\n"), 0o644))
+		n.Lua(`vim.api.nvim_create_autocmd("FileType", { pattern = "go", desc = "start an lsp server", callback = function() end })`)
 		n.Type("diagnostics")
 		n.Keys("<CR>")
 		call := fake.Next(t)

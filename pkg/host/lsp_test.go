@@ -125,36 +125,52 @@ func TestLSPToolsWithGopls(t *testing.T) {
 	})
 }
 
-// No server: a clear result after the bounded wait, never a hang.
+// No server: a clear result after the bounded wait, never a hang. Here
+// the configuration looks like it starts servers for text and Markdown
+// files (FileType autocommands that mention LSP) but none attaches: the
+// tools are offered, say so, and are offered no more for those types.
 func TestLSPToolWithoutServer(t *testing.T) {
 	nvimtest.ForEach(t, func(t *testing.T, bin string) {
 		n, fake := startShell(t, bin)
 		require.NoError(t, os.WriteFile(filepath.Join(n.Dir, "notes.txt"), []byte("a word here\n"), 0o644))
-		n.Type("hover")
-		n.Keys("<CR>")
-		call := fake.Next(t)
-		call.ToolUse("tu_x", "hover", map[string]any{"filePath": "notes.txt", "symbol": "word"})
-		call.Stop(provider.StopToolUse)
-		next := fake.Next(t)
-		res, isErr := lastResult(t, next)
+		require.NoError(t, os.WriteFile(filepath.Join(n.Dir, "README.md"), []byte("# Words\n"), 0o644))
+		n.Lua(`for _, ft in ipairs({ "text", "markdown" }) do
+			vim.api.nvim_create_autocmd("FileType", { pattern = ft, desc = "lsp for prose (not installed)", callback = function() end })
+		end`)
+		ask := func(tool string, input map[string]any) (offered bool, res string, isErr bool) {
+			n.FocusRole("input")
+			n.Type("use " + tool)
+			n.Keys("<CR>")
+			call := fake.Next(t)
+			for _, spec := range call.Request.Tools {
+				offered = offered || spec.Name == tool
+			}
+			call.ToolUse("tu_"+tool, tool, input)
+			call.Stop(provider.StopToolUse)
+			next := fake.Next(t)
+			res, isErr = lastResult(t, next)
+			next.Reply("ok " + tool)
+			n.WaitForText("display", "ok "+tool)
+			return offered, res, isErr
+		}
+
+		offered, res, isErr := ask("hover", map[string]any{"filePath": "notes.txt", "symbol": "word"})
+		assert.True(t, offered)
 		assert.True(t, isErr)
 		assert.Contains(t, res, "no language server for")
 		assert.Contains(t, res, "no language server is attached")
-		next.Reply("ok")
-		n.WaitForText("display", "ok")
 
 		// With no server attached there is nobody to wait for.
-		n.FocusRole("input")
-		n.Type("diagnostics")
-		n.Keys("<CR>")
-		call = fake.Next(t)
-		call.ToolUse("tu_d", "diagnostics", map[string]any{"filePath": "notes.txt"})
-		call.Stop(provider.StopToolUse)
-		next = fake.Next(t)
-		res, isErr = lastResult(t, next)
+		offered, res, isErr = ask("diagnostics", map[string]any{"filePath": "README.md"})
+		assert.True(t, offered, "Markdown files may still get a server")
 		assert.False(t, isErr, res)
-		assert.Contains(t, res, "No diagnostics: no language server is attached to notes.txt")
-		next.Reply("done")
+		assert.Contains(t, res, "No diagnostics: no language server is attached to README.md")
+
+		// Neither type got a server: the tools are no longer offered.
+		offered, res, isErr = ask("find_references", map[string]any{"filePath": "notes.txt", "symbol": "word"})
+		assert.False(t, offered)
+		assert.True(t, isErr)
+		assert.Contains(t, res, "tool find_references is not available")
 	})
 }
 

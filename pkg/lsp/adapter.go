@@ -3,12 +3,15 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/neovim/go-client/nvim"
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
 )
@@ -27,21 +30,27 @@ const (
 	RequestTimeout = 20 * time.Second
 )
 
-// Lua is the part of the RPC client this package uses (*nvim.Nvim).
-type Lua interface {
+// Editor is the part of the RPC client this package uses (*nvim.Nvim).
+type Editor interface {
 	ExecLua(code string, result any, args ...any) error
+	// Mode is nvim_get_mode, which Neovim answers even while it waits
+	// for input at a prompt (it is a "fast" call; exec_lua is not).
+	Mode() (*nvim.Mode, error)
 }
 
 // Adapter implements capabilities.LspClient and DiagnosticsProvider.
 // Safe for concurrent use.
 type Adapter struct {
-	nv Lua
+	nv Editor
+	// timeout bounds a request (RequestTimeout), modeWait the question
+	// that follows a timeout (ModeWait); shorter in unit tests.
+	timeout, modeWait time.Duration
 
 	mu      sync.Mutex
 	seq     int
 	pending map[int]chan reply
 
-	lastRunning atomic.Bool
+	lastAvailable atomic.Bool
 }
 
 var (
@@ -55,7 +64,9 @@ type reply struct {
 }
 
 // New returns an adapter over nv.
-func New(nv Lua) *Adapter { return &Adapter{nv: nv, pending: map[int]chan reply{}} }
+func New(nv Editor) *Adapter {
+	return &Adapter{nv: nv, timeout: RequestTimeout, modeWait: ModeWait, pending: map[int]chan reply{}}
+}
 
 // Deliver hands the answer of request id (an "lsp_result" event) to its
 // caller; unknown or late ids are dropped.
@@ -91,9 +102,12 @@ func (a *Adapter) request(ctx context.Context, path, method string, pos capabili
 }
 
 // call starts an asynchronous Lua request with a fresh id and waits for
-// its answer (delivered as an "lsp_result" event), ctx or RequestTimeout.
+// its answer (delivered as an "lsp_result" event), ctx or the timeout.
+// Starting it is waited for the same way: Neovim holds an exec_lua while
+// it shows a prompt (a plugin's "Press ENTER" message printed as the
+// file loads), so the call itself may not return in time.
 func (a *Adapter) call(ctx context.Context, what string, start func(id int) error) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, RequestTimeout)
+	ctx, cancel := context.WithTimeout(ctx, a.timeout)
 	defer cancel()
 	a.mu.Lock()
 	a.seq++
@@ -106,18 +120,50 @@ func (a *Adapter) call(ctx context.Context, what string, start func(id int) erro
 		delete(a.pending, id)
 		a.mu.Unlock()
 	}()
-	if err := start(id); err != nil {
-		return "", fmt.Errorf("%s: %w", what, err)
-	}
-	select {
-	case <-ctx.Done():
-		return "", fmt.Errorf("%s: no answer: %w", what, ctx.Err())
-	case r := <-ch:
-		if r.err != "" {
-			return "", fmt.Errorf("%w: %s", capabilities.ErrNoLanguageServer, r.err)
+	started := make(chan error, 1)
+	go func() { started <- start(id) }() // ends when Neovim answers, prompt or not
+	for {
+		select {
+		case err := <-started:
+			if err != nil {
+				return "", fmt.Errorf("%s: %w", what, err)
+			}
+			started = nil
+		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return "", a.noAnswer(what)
+			}
+			return "", fmt.Errorf("%s: %w", what, ctx.Err())
+		case r := <-ch:
+			if r.err != "" {
+				return "", fmt.Errorf("%w: %s", capabilities.ErrNoLanguageServer, r.err)
+			}
+			return r.results, nil
 		}
-		return r.results, nil
 	}
+}
+
+// noAnswer describes a request Neovim did not answer in time, with the
+// mode it is in now (asked with a bound: a Neovim that does not answer
+// that either is busy, or gone).
+func (a *Adapter) noAnswer(what string) error {
+	e := &NoAnswerError{What: what, After: a.timeout}
+	mode := make(chan *nvim.Mode, 1)
+	go func() {
+		m, err := a.nv.Mode()
+		if err != nil {
+			m = nil
+		}
+		mode <- m
+	}()
+	select {
+	case m := <-mode:
+		if m != nil {
+			e.Mode, e.Blocked, e.ModeKnown = m.Mode, m.Blocking, true
+		}
+	case <-time.After(a.modeWait):
+	}
+	return e
 }
 
 // Hover implements capabilities.LspClient.
@@ -264,28 +310,31 @@ func unescape(p string) string {
 	return b.String()
 }
 
-// RunningWait bounds the question whether a server runs (asked for every
-// model request): a busy editor must not hold the request up.
-const RunningWait = time.Second
+// AvailableWait bounds the question whether the LSP tools can answer
+// (asked for every model request): a busy editor must not hold the
+// request up.
+const AvailableWait = time.Second
 
-// Running reports whether any language server runs in the editor. When
-// the editor does not answer within RunningWait it repeats the last
-// answer.
-func (a *Adapter) Running() bool {
+// Available reports whether the LSP tools can answer: a language server
+// runs in the editor, or the user's configuration would start one for
+// the workspace's files (it starts when a tool loads such a file; see
+// lua/magenta/lsp_configured.lua). When the editor does not answer
+// within AvailableWait it repeats the last answer.
+func (a *Adapter) Available() bool {
 	answer := make(chan bool, 1)
 	go func() {
-		var running bool
-		if err := a.nv.ExecLua(`return require('magenta.lsp').running()`, &running); err != nil {
-			running = false
+		var available bool
+		if err := a.nv.ExecLua(`return require('magenta.lsp').available()`, &available); err != nil {
+			available = false
 		}
-		answer <- running
+		answer <- available
 	}()
 	select {
-	case running := <-answer:
-		a.lastRunning.Store(running)
-		return running
-	case <-time.After(RunningWait):
-		return a.lastRunning.Load()
+	case available := <-answer:
+		a.lastAvailable.Store(available)
+		return available
+	case <-time.After(AvailableWait):
+		return a.lastAvailable.Load()
 	}
 }
 
@@ -300,7 +349,9 @@ func (a *Adapter) Diagnostics(ctx context.Context, path string) (capabilities.Di
 	var answer struct {
 		Items      json.RawMessage `json:"items"`
 		Pending    json.RawMessage `json:"pending"`
+		Unseen     json.RawMessage `json:"unseen"`
 		Unattached json.RawMessage `json:"unattached"`
+		Served     *int            `json:"served"`
 	}
 	var list []struct {
 		Path     string `json:"path"`
@@ -320,9 +371,13 @@ func (a *Adapter) Diagnostics(ctx context.Context, path string) (capabilities.Di
 	if err := jsonList(answer.Pending, &out.NotReported); err != nil {
 		return out, fmt.Errorf("diagnostics: %w", err)
 	}
+	if err := jsonList(answer.Unseen, &out.Unseen); err != nil {
+		return out, fmt.Errorf("diagnostics: %w", err)
+	}
 	if err := jsonList(answer.Unattached, &out.NoServer); err != nil {
 		return out, fmt.Errorf("diagnostics: %w", err)
 	}
+	out.NoBufferServed = path == "" && answer.Served != nil && *answer.Served == 0
 	out.Items = make([]capabilities.Diagnostic, len(list))
 	for i, d := range list {
 		out.Items[i] = capabilities.Diagnostic{Path: d.Path, Line: d.Line, Col: d.Col, Severity: severity(d.Severity), Message: d.Message, Source: d.Source}

@@ -122,22 +122,28 @@ func runDiagnostics(ctx context.Context, call Call, p DiagnosticsParams) Result 
 	}
 	report, err := call.Env.Diagnostics.Diagnostics(ctx, path)
 	if err != nil {
-		return Errorf(err.Error())
+		return lspError(err)
 	}
 	diags, withheld := readableDiagnostics(ctx, call.Env.Files, report.Items, path)
-	// Never "no problems" when a server has not spoken yet: say so, and
-	// list what is known.
-	var notYet string
+	// Never "no problems" when a server has not spoken yet, or its words
+	// are unknown: say so, and list what is known.
+	var notYet []string
 	if len(report.NotReported) > 0 {
-		notYet = fmt.Sprintf("Not reported yet after %s (the list may be incomplete; ask again shortly): %s",
-			lsp.DiagnosticsWait, strings.Join(report.NotReported, ", "))
+		notYet = append(notYet, fmt.Sprintf("Not reported yet after %s (the list may be incomplete; ask again shortly): %s",
+			lsp.DiagnosticsWait, strings.Join(report.NotReported, ", ")))
+	}
+	if len(report.Unseen) > 0 {
+		notYet = append(notYet, fmt.Sprintf(UnseenReports, strings.Join(report.Unseen, ", ")))
 	}
 	if len(diags) == 0 {
-		if notYet != "" {
-			return Result{Text: withheld + notYet, Summary: "servers have not reported yet"}
+		if len(notYet) > 0 {
+			return Result{Text: withheld + strings.Join(notYet, "\n"), Summary: "servers have not reported yet"}
 		}
 		if withheld != "" {
 			return Result{Text: strings.TrimSpace(withheld), Summary: "none readable"}
+		}
+		if report.NoBufferServed {
+			return Result{Text: NoBufferServed, Summary: "no language server"}
 		}
 		if len(report.NoServer) > 0 {
 			paths := make([]string, len(report.NoServer))
@@ -149,7 +155,7 @@ func runDiagnostics(ctx context.Context, call Call, p DiagnosticsParams) Result 
 		}
 		return Result{Text: "No diagnostics.", Summary: "none"}
 	}
-	lines := make([]string, len(diags), len(diags)+1)
+	lines := make([]string, len(diags), len(diags)+len(notYet)+1)
 	for i, d := range diags {
 		src := ""
 		if d.Source != "" {
@@ -157,9 +163,7 @@ func runDiagnostics(ctx context.Context, call Call, p DiagnosticsParams) Result 
 		}
 		lines[i] = fmt.Sprintf("%s %s: %s%s", d.Severity, formatLocation(call.Env.Cwd, capabilities.Location{Path: d.Path, Line: d.Line, Col: d.Col}), d.Message, src)
 	}
-	if notYet != "" {
-		lines = append(lines, notYet)
-	}
+	lines = append(lines, notYet...)
 	if withheld != "" {
 		lines = append(lines, strings.TrimSpace(withheld))
 	}
@@ -314,8 +318,17 @@ func relToCwd(cwd, p string) string {
 	return p
 }
 
+// UnseenReports names (%s) the servers whose one report on an unchanged
+// file may have come before magenta followed them.
+const UnseenReports = "Unknown what %s reported: magenta began following the language servers after they started (its setup() ran late), and the one report on an unchanged file does not come again, so the list may be incomplete. Editing the file makes its server report again."
+
+// NoBufferServed is the diagnostics result when no open buffer has a
+// language server and the model did not name a file.
+const NoBufferServed = "No diagnostics: no open buffer has a language server attached, so nothing reports on them. Pass filePath to check a file: it is opened, which starts the language server configured for its type."
+
 func lspError(err error) Result {
-	if errors.Is(err, capabilities.ErrNoLanguageServer) {
+	var noAnswer *lsp.NoAnswerError
+	if errors.Is(err, capabilities.ErrNoLanguageServer) || errors.As(err, &noAnswer) {
 		return Errorf(err.Error())
 	}
 	return Errorf("the language server request failed: " + err.Error())

@@ -27,7 +27,7 @@ func TestOfferedInFollowsTheEnvironment(t *testing.T) {
 	env.Files = memfs.New()
 	env.LSP, env.Diagnostics = capabilities.NoLSP{}, capabilities.NoLSP{}
 	running := false
-	env.LSPRunning = func() bool { return running }
+	env.LSPAvailable = func() bool { return running }
 	assert.Equal(t, []string{"edit_file", "get_file", "thread_title", "write_file"}, offeredNames(reg, env))
 
 	running = true

@@ -23,7 +23,7 @@ func TestEnvironmentResolvesCwdAndHome(t *testing.T) {
 	assert.Nil(t, env.Fetcher)
 	assert.Equal(t, capabilities.NoLSP{}, env.LSP)
 	assert.Equal(t, capabilities.NoLSP{}, env.Diagnostics)
-	assert.Nil(t, env.LSPRunning)
+	assert.Nil(t, env.LSPAvailable)
 
 	env, err := NewEnvironment(context.Background(), Config{Container: name, Cwd: "/tmp/"}, shellOptions(t))
 	require.NoError(t, err)
