@@ -84,6 +84,70 @@ local function loaded(path)
   return nil
 end
 
+-- Insert or Replace mode, or a command run from them with i_CTRL-O.
+local function insert_mode(mode)
+  local first = mode:sub(1, 1)
+  return first == "i" or first == "R" or mode:sub(1, 2) == "ni"
+end
+
+-- The mode the command line was entered from: an insert stays unfinished
+-- under i_CTRL-R_= or i_CTRL-O followed by ":", where the mode reads "c".
+-- Unknown ("?") when this module loads with the command line open: then
+-- it counts as an insert (an edit waits for the command line to end).
+local below_cmdline = api.nvim_get_mode().mode:sub(1, 1) == "c" and "?" or nil
+api.nvim_create_autocmd("ModeChanged", {
+  group = api.nvim_create_augroup("magenta_files_modes", { clear = true }),
+  callback = function()
+    local old, new = vim.v.event.old_mode or "", vim.v.event.new_mode or ""
+    if new:sub(1, 1) ~= "c" then
+      below_cmdline = nil
+    elseif old:sub(1, 1) ~= "c" then
+      below_cmdline = old
+    end
+  end,
+})
+
+-- Whether the user is in the middle of an insert in buf: their line is
+-- half-typed, and a completion menu may be open on it.
+local function inserting(buf)
+  if api.nvim_get_current_buf() ~= buf then
+    return false
+  end
+  local mode = api.nvim_get_mode().mode
+  if mode:sub(1, 1) == "c" then
+    return below_cmdline ~= nil and (below_cmdline == "?" or insert_mode(below_cmdline))
+  end
+  return insert_mode(mode)
+end
+
+--- Whether the user is typing in path's buffer (Insert mode there). The
+--- host polls it while an edit of the file waits (see M.write); with
+--- tell (its first poll) the user is told why the edit waits.
+function M.inserting(path, tell)
+  local buf = loaded(path)
+  local yes = buf ~= nil and inserting(buf)
+  if yes and tell == true then
+    vim.notify(
+      "magenta: an edit of " .. vim.fn.fnamemodify(path, ":~:.") .. " waits until you leave Insert mode",
+      vim.log.levels.INFO
+    )
+  end
+  return yes
+end
+
+-- Closes buf's current undo block: the next change starts a new one.
+-- Setting 'undolevels', even to its own value, syncs undo (:help
+-- undo-break); the local value, so a global-local setting stays as it
+-- was. A change made while an insert is under way joins the insert's
+-- undo block without it (0.7.2 to 0.12 alike); writes wait for the
+-- inserts they can see (M.write), and this keeps the edit its own undo
+-- step in any they cannot.
+local function break_undo(buf)
+  api.nvim_buf_call(buf, function()
+    vim.cmd("let &l:undolevels = &l:undolevels")
+  end)
+end
+
 local function eol(buf)
   return vim.bo[buf].eol or vim.bo[buf].fixeol
 end
@@ -103,10 +167,11 @@ end
 --- Returns { loaded = false } or { loaded = true, size = bytes,
 --- modified = bool, conflict = bool, tick = changedtick } plus, unless
 --- the text is larger than max_bytes (nil: no limit), lines = {...},
---- eol = bool, dos = bool. With checked (a read the host's permission
---- check judged), an unmodified buffer is answered as not loaded and
---- nothing reads the disk here: the host reads the file it checked, not
---- whatever a reload would find at the name now.
+--- eol = bool, dos = bool, and inserting = true while the user is
+--- typing in the buffer (see M.write). With checked (a read the host's
+--- permission check judged), an unmodified buffer is answered as not
+--- loaded and nothing reads the disk here: the host reads the file it
+--- checked, not whatever a reload would find at the name now.
 function M.read(path, max_bytes, checked)
   local buf = loaded(path)
   if not buf then
@@ -122,6 +187,7 @@ function M.read(path, max_bytes, checked)
     modified = vim.bo[buf].modified,
     conflict = conflicts[buf] == true,
     tick = api.nvim_buf_get_changedtick(buf),
+    inserting = inserting(buf),
   }
   if max_bytes == nil or max_bytes == vim.NIL or res.size <= max_bytes then
     res.lines = api.nvim_buf_get_lines(buf, 0, -1, false)
@@ -156,16 +222,31 @@ function M.read_lines(path, first, last, tick)
 end
 
 --- Replaces the buffer's lines with lines (changing only the lines that
---- differ, as one undo step, so the cursor and marks elsewhere stay) and
---- writes the buffer. tick, when given, is the changedtick the new text
---- was computed from: if the buffer changed since (the user typed, the
---- disk reload above), nothing is written and stale is returned. Returns
---- { loaded = false } when path is not loaded, { conflict = true } when
---- the user's unsaved changes and the disk's both changed.
+--- differ, as one undo step of its own, so the cursor and marks
+--- elsewhere stay) and writes the buffer. tick, when given, is the
+--- changedtick the new text was computed from: if the buffer changed
+--- since (the user typed, the disk reload above), nothing is written and
+--- stale is returned. Returns { loaded = false } when path is not loaded,
+--- { conflict = true } when the user's unsaved changes and the disk's
+--- both changed, { inserting = true } when the user is typing in the
+--- buffer.
+---
+--- While the user is in Insert mode in the buffer nothing is changed:
+--- their line is half-typed (writing the buffer would save it), the
+--- change would join their insert's undo block, and a completion menu
+--- open on their line would complete at a position the change moved.
+--- The host waits for them to leave Insert mode (bounded, see
+--- pkg/capabilities/nvimbuf) and writes then; the text they typed is
+--- finished by then and is saved with the edit, as any unsaved change
+--- of theirs is.
 function M.write(path, lines, eol_, dos_, tick)
   local buf = loaded(path)
   if not buf then
     return { loaded = false }
+  end
+  -- Before :checktime too: no reload under an unfinished insert.
+  if inserting(buf) then
+    return { loaded = true, inserting = true }
   end
   check_disk(buf)
   if conflicts[buf] then
@@ -184,7 +265,11 @@ function M.write(path, lines, eol_, dos_, tick)
     old_last, new_last = old_last - 1, new_last - 1
   end
   if first <= old_last or first <= new_last then
+    -- An undo step of its own: one `u` undoes this edit and nothing of
+    -- the user's, before or after it.
+    break_undo(buf)
     api.nvim_buf_set_lines(buf, first - 1, old_last, false, vim.list_slice(lines, first, new_last))
+    break_undo(buf)
   end
   vim.bo[buf].eol = eol_
   vim.bo[buf].fileformat = dos_ and "dos" or "unix"

@@ -10,6 +10,14 @@ local M = {}
 local api = vim.api
 local ns = api.nvim_create_namespace("magenta_inline")
 
+-- The prompt's filetype (the chat input's is "magenta-input"), for
+-- FileType autocmds and completion plugins' per-filetype settings.
+M.PROMPT_FILETYPE = "magenta-inline"
+
+-- The prompt's label: its window's title on 0.9+, a float of its own
+-- over the top border before (see open_label).
+M.PROMPT_LABEL = " magenta: what should change? (<CR> sends, <Esc> cancels) "
+
 -- CONTEXT_LINES lines on each side of the selection go with the request
 -- (the host trims to its own inline.ContextLines, the number the model is
 -- told).
@@ -29,6 +37,7 @@ local function highlights()
   vim.cmd("highlight default link MagentaInlineRemoved DiffDelete")
   vim.cmd("highlight default link MagentaInlineAdded DiffAdd")
   vim.cmd("highlight default link MagentaInlineHint Comment")
+  vim.cmd("highlight default link MagentaInlineLabel Title")
 end
 
 local function keys()
@@ -97,22 +106,102 @@ local function clear(buf)
   end
 end
 
+-- Completion plugins take <CR> to confirm an item, so in the prompt the
+-- first <CR> would complete a word instead of sending. Unless the user
+-- keeps completion there (inline.completion = true), it is switched off
+-- for the prompt's buffer before Insert mode starts: nvim-cmp through
+-- setup.buffer (when it is installed), blink.cmp (and others that read
+-- it) through b:completion = false.
+local function disable_completion(pbuf)
+  local o = config.options.inline
+  if type(o) == "table" and o.completion == true then
+    return
+  end
+  api.nvim_buf_set_var(pbuf, "completion", false)
+  local ok, cmp = pcall(require, "cmp")
+  local setup = ok and type(cmp) == "table" and cmp.setup
+  if type(setup) == "table" and type(setup.buffer) == "function" then
+    -- setup.buffer configures the current buffer.
+    api.nvim_buf_call(pbuf, function()
+      pcall(setup.buffer, { enabled = false })
+    end)
+  end
+end
+
+-- Where the prompt's box (height × width, border included) goes when the
+-- label is a float of its own: editor cells, below the cursor line or
+-- above it when it does not fit below. Computed here rather than left to
+-- relative = "cursor", which Neovim moves to fit the screen, so that the
+-- label lands exactly on the box's top border.
+local function box_position(height, width)
+  local pos = vim.fn.win_screenpos(0)
+  local cursor_row = pos[1] - 1 + vim.fn.winline() - 1
+  local cursor_col = pos[2] - 1 + vim.fn.wincol() - 1
+  local row = cursor_row + 1
+  if row + height > vim.o.lines - vim.o.cmdheight then
+    row = math.max(0, cursor_row - height)
+  end
+  return row, math.max(0, math.min(cursor_col, vim.o.columns - width))
+end
+
+-- Before 0.9 a float has no title: the label is a one-line float without
+-- border and focus drawn over the prompt's top border (editor-relative:
+-- anchoring it to a float window is not placed right on 0.7).
+local function open_label(row, col, width)
+  local lbuf = api.nvim_create_buf(false, true)
+  vim.bo[lbuf].bufhidden = "wipe"
+  api.nvim_buf_set_lines(lbuf, 0, -1, false, { M.PROMPT_LABEL })
+  local lwin = api.nvim_open_win(lbuf, false, {
+    relative = "editor",
+    row = row,
+    col = col + 1,
+    width = math.max(1, math.min(vim.fn.strdisplaywidth(M.PROMPT_LABEL), width)),
+    height = 1,
+    style = "minimal",
+    focusable = false,
+    zindex = 51, -- over the prompt (50)
+  })
+  api.nvim_win_set_option(lwin, "winhighlight", "Normal:MagentaInlineLabel,NormalFloat:MagentaInlineLabel")
+  return lwin
+end
+
 local function open_prompt(on_submit)
+  highlights()
   local pbuf = api.nvim_create_buf(false, true)
   vim.bo[pbuf].bufhidden = "wipe"
+  vim.bo[pbuf].filetype = M.PROMPT_FILETYPE
+  local width = math.max(20, math.min(80, vim.o.columns - 4))
   local opts = {
     relative = "cursor",
     row = 1,
     col = 0,
-    width = math.max(20, math.min(80, vim.o.columns - 4)),
+    width = width,
     height = 1,
     style = "minimal",
     border = "rounded",
   }
+  local label
   if vim.fn.has("nvim-0.9") == 1 then
-    opts.title = " magenta: what should change? (<CR> sends, <Esc> cancels) "
+    opts.title = M.PROMPT_LABEL
+  else
+    opts.relative = "editor"
+    opts.row, opts.col = box_position(3, width + 2)
+    label = open_label(opts.row, opts.col, width)
   end
   local win = api.nvim_open_win(pbuf, true, opts)
+  if label then
+    -- However the prompt closes (<Esc>, :q, <C-w>c), its label goes too.
+    api.nvim_create_autocmd("WinClosed", {
+      pattern = tostring(win),
+      once = true,
+      callback = function()
+        if api.nvim_win_is_valid(label) then
+          api.nvim_win_close(label, true)
+        end
+      end,
+    })
+  end
+  disable_completion(pbuf)
   local function close()
     if api.nvim_win_is_valid(win) then
       api.nvim_win_close(win, true)

@@ -18,6 +18,22 @@
 // change is computed again from the new text. A buffer over the caller's
 // cap is refused in Neovim, without its text crossing RPC.
 //
+// The user typing in the buffer (Insert or Replace mode there, or a
+// command line opened from it) holds a write back:
+// their line is half-typed, and writing the buffer would save it to disk;
+// a change made during their insert would join its undo block; and a
+// completion menu open on their line would complete at a position the
+// change moved. So writes and Updates wait until the user leaves Insert
+// mode, polling every InsertPoll, at most InsertWait (then they fail
+// with ErrUserTyping and nothing is changed: the model is told to try
+// again). An Update computes its change from the text as the user left
+// it. Each write is an undo step of its own (magenta.files closes the
+// undo block before and after it), so one `u` undoes exactly the edit.
+// The other choice, changing the buffer at once and writing to disk only
+// the model's change, would leave the buffer and the file differing in
+// ways Neovim's :checktime takes for a conflict, and would still move
+// text under an open completion menu.
+//
 // Open streams a buffer over OpenWholeMax in pieces of OpenChunkLines
 // lines, each fetched when the caller has read the last, all checked
 // against the changedtick Open saw (ErrBufferChanged rather than a mix of
@@ -41,9 +57,11 @@ package nvimbuf
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/pathlock"
@@ -52,6 +70,18 @@ import (
 // updateAttempts bounds how often Update recomputes a change because the
 // buffer changed under it (the user typing, a reload from disk).
 const updateAttempts = 5
+
+// InsertWait is how long a write waits for the user to leave Insert mode
+// in the file's buffer before it fails with ErrUserTyping; InsertPoll is
+// how often it asks Neovim meanwhile (one RPC round trip, ~0.3 ms).
+const (
+	InsertWait = time.Minute
+	InsertPoll = 100 * time.Millisecond
+)
+
+// ErrUserTyping: the user stayed in Insert mode in the file's buffer for
+// longer than the write waits; nothing was changed.
+var ErrUserTyping = errors.New("the user is typing in this file in the editor")
 
 // locks serialises the host's changes of one path: Update reads the
 // buffer, computes in Go, then writes, and no other change of the path
@@ -68,24 +98,38 @@ type Lua interface {
 type FS struct {
 	nv   Lua
 	disk capabilities.FileIO
+	// insertWait bounds the wait for the user to leave Insert mode.
+	insertWait time.Duration
 }
 
 var _ capabilities.FileIO = (*FS)(nil)
 
 // New returns a buffer-aware FileIO falling back to disk.
-func New(nv Lua, disk capabilities.FileIO) *FS { return &FS{nv: nv, disk: disk} }
+func New(nv Lua, disk capabilities.FileIO) *FS {
+	return &FS{nv: nv, disk: disk, insertWait: InsertWait}
+}
+
+// WithInsertWait returns a copy of f that waits at most d for the user
+// to leave Insert mode (tests use a short one).
+func (f *FS) WithInsertWait(d time.Duration) *FS {
+	c := *f
+	c.insertWait = d
+	return &c
+}
 
 // bufferText is what magenta.files.read returns. Lines, EOL and DOS are
 // absent when the text is over the limit asked for.
 type bufferText struct {
-	Loaded   bool     `msgpack:"loaded"`
-	Size     int64    `msgpack:"size"`
-	Modified bool     `msgpack:"modified"`
-	Conflict bool     `msgpack:"conflict"`
-	Tick     int64    `msgpack:"tick"`
-	Lines    []string `msgpack:"lines"`
-	EOL      bool     `msgpack:"eol"`
-	DOS      bool     `msgpack:"dos"`
+	Loaded   bool  `msgpack:"loaded"`
+	Size     int64 `msgpack:"size"`
+	Modified bool  `msgpack:"modified"`
+	Conflict bool  `msgpack:"conflict"`
+	Tick     int64 `msgpack:"tick"`
+	// Inserting: the user is typing in the buffer (Insert mode there).
+	Inserting bool     `msgpack:"inserting"`
+	Lines     []string `msgpack:"lines"`
+	EOL       bool     `msgpack:"eol"`
+	DOS       bool     `msgpack:"dos"`
 }
 
 func (b bufferText) content() []byte {
@@ -105,6 +149,9 @@ type writeResult struct {
 	Loaded   bool `msgpack:"loaded"`
 	Conflict bool `msgpack:"conflict"`
 	Stale    bool `msgpack:"stale"`
+	// Inserting: nothing was changed because the user is typing in the
+	// buffer.
+	Inserting bool `msgpack:"inserting"`
 }
 
 // buffer reads path's buffer (reloading it first if it is unmodified and
@@ -161,7 +208,9 @@ func (f *FS) ReadFile(ctx context.Context, path string) ([]byte, error) {
 
 // WriteFile implements capabilities.FileIO: a loaded buffer is changed in
 // place (one undo step, only the lines that differ) and saved, unless the
-// user's unsaved changes and the disk both changed (ErrDiskChanged).
+// user's unsaved changes and the disk both changed (ErrDiskChanged). It
+// waits while the user is typing in the buffer (ErrUserTyping after
+// InsertWait).
 func (f *FS) WriteFile(ctx context.Context, path string, data []byte) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -171,17 +220,30 @@ func (f *FS) WriteFile(ctx context.Context, path string, data []byte) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	defer unlock()
-	res, err := f.write(path, data, nil)
-	if err != nil || res.Loaded {
-		return err
+	deadline := time.Now().Add(f.insertWait)
+	for {
+		res, err := f.write(path, data, nil)
+		switch {
+		case err != nil:
+			return err
+		case res.Inserting:
+			if err := f.waitInsertLeave(ctx, path, deadline); err != nil {
+				return fmt.Errorf("write %s: %w", path, err)
+			}
+		case res.Loaded:
+			return nil
+		default:
+			return f.disk.WriteFile(ctx, path, data)
+		}
 	}
-	return f.disk.WriteFile(ctx, path, data)
 }
 
 // Update implements capabilities.FileIO. For a loaded buffer the text is
 // read, changed and written back only if the buffer did not change in
 // between (its changedtick); otherwise the change is computed again from
-// the new text.
+// the new text. While the user is typing in the buffer it waits, and
+// computes the change from the text they leave (ErrUserTyping after
+// InsertWait).
 func (f *FS) Update(ctx context.Context, path string, maxBytes int64, change func(old []byte) ([]byte, error)) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -191,11 +253,18 @@ func (f *FS) Update(ctx context.Context, path string, maxBytes int64, change fun
 		return fmt.Errorf("update %s: %w", path, err)
 	}
 	defer unlock()
-	for range updateAttempts {
+	deadline := time.Now().Add(f.insertWait)
+	for attempt := 0; attempt < updateAttempts; {
 		b, err := f.buffer(ctx, path, maxBytes)
 		switch {
 		case err != nil:
 			return err
+		case b.Loaded && b.Inserting:
+			// Not an attempt: nothing was computed yet.
+			if err := f.waitInsertLeave(ctx, path, deadline); err != nil {
+				return fmt.Errorf("update %s: %w", path, err)
+			}
+			continue
 		case !b.Loaded:
 			return f.disk.Update(ctx, path, maxBytes, change)
 		case b.Size > maxBytes:
@@ -215,11 +284,46 @@ func (f *FS) Update(ctx context.Context, path string, maxBytes int64, change fun
 			// The user closed the buffer meanwhile: its text, changed, is
 			// what they last saw.
 			return f.disk.WriteFile(ctx, path, data)
+		case res.Inserting:
+			// They started typing after the read: wait, then compute the
+			// change again from the text they leave.
+			if err := f.waitInsertLeave(ctx, path, deadline); err != nil {
+				return fmt.Errorf("update %s: %w", path, err)
+			}
+			continue
 		case !res.Stale:
 			return nil
 		}
+		attempt++
 	}
 	return fmt.Errorf("update %s: the buffer kept changing while being edited; try again", path)
+}
+
+// waitInsertLeave returns once the user is no longer in Insert mode in
+// path's buffer, polling every InsertPoll; past deadline it fails with
+// ErrUserTyping. The first poll tells the user that an edit waits for
+// them. Neovim answers between two keys the user types, so a poll never
+// blocks their typing.
+func (f *FS) waitInsertLeave(ctx context.Context, path string, deadline time.Time) error {
+	tick := time.NewTicker(InsertPoll)
+	defer tick.Stop()
+	for first := true; ; first = false {
+		var inserting bool
+		if err := f.nv.ExecLua(`return require('magenta.files').inserting(...)`, &inserting, path, first); err != nil {
+			return fmt.Errorf("ask whether the user is typing: %w", err)
+		}
+		if !inserting {
+			return nil
+		}
+		if !time.Now().Before(deadline) {
+			return fmt.Errorf("%w and stayed in Insert mode for %v; nothing was changed, try again later", ErrUserTyping, f.insertWait)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
 }
 
 // write sends data to path's buffer; tick, when not nil, is the
