@@ -84,14 +84,15 @@ func serve(logPath string) error {
 	if err != nil {
 		return err
 	}
-	// The provider SDKs run in the provider process, started at the first
-	// request (package remote): linked here they cost ~8 MiB resident
-	// before anyone chats.
+	// The provider SDKs run in the provider process, started when the
+	// sidebar first opens (or at the first request; package remote):
+	// linked here they cost ~8 MiB resident before anyone chats.
 	providers := remote.NewClient(remote.DefaultPath(), 0)
 	defer providers.Close()
 	h := host.New(v, host.Options{
 		Version: version, LogPath: logPath,
 		NewProvider: provider.Factory(os.Getenv, provider.DefaultRetryPolicy, providers.Adapter),
+		Warm:        providers.Warm,
 	})
 	defer h.Close()
 	host.Register(plugin.New(v), h)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -43,8 +44,9 @@ func providerChildren(t *testing.T, pid int) []int {
 }
 
 // TestProviderProcessEndsWithTheHost: the built host starts no provider
-// process until the first request, one for it, and none survives the
-// host: not when Neovim quits, not when the host is killed with SIGKILL.
+// process until the sidebar opens, then one (ahead of the first request,
+// which uses it), and none survives the host: not when Neovim quits, not
+// when the host is killed with SIGKILL.
 func TestProviderProcessEndsWithTheHost(t *testing.T) {
 	hostBin := nvimtest.HostBinary(t)
 	nvimBin := nvimtest.Binaries()[0]
@@ -52,15 +54,19 @@ func TestProviderProcessEndsWithTheHost(t *testing.T) {
 		t.Run(how, func(t *testing.T) {
 			srv := providertest.NewServer(t)
 			n := startSaving(t, nvimBin, hostBin, srv, t.TempDir(), t.TempDir())
+			host := hostPid(n) // starts the host; the sidebar is not open
+			require.Empty(t, providerChildren(t, host), "no provider process before the sidebar opens")
 			n.Command("Magenta toggle")
 			n.WaitForText("display", "# New thread")
-			host := hostPid(n)
-			require.Empty(t, providerChildren(t, host), "no provider process before the first request")
+			var children []int
+			n.WaitFor("the provider process to start as the sidebar opens", func() bool {
+				children = providerChildren(t, host)
+				return len(children) == 1
+			}, func() string { return fmt.Sprint(children) })
 			send(n, "hello")
 			srv.Next(t).Reply("Hi.")
 			n.WaitForText("display", "Hi.")
-			children := providerChildren(t, host)
-			require.Len(t, children, 1)
+			require.Equal(t, children, providerChildren(t, host), "the first request used the process started ahead")
 			if how == "host-killed" {
 				require.NoError(t, syscall.Kill(host, syscall.SIGKILL))
 			} else {

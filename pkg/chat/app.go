@@ -65,6 +65,8 @@ type AppDeps struct {
 	Terminals Terminals
 	// MCP reports MCP servers starting or failed (see Deps).
 	MCP func() view.MCPLine
+	// ToolServers: see Deps.
+	ToolServers ToolServers
 	// Store saves threads and lists the saved ones (nil: not saved);
 	// OpenEnv makes a saved Docker thread's environment (app_saved.go).
 	Store   *threadstore.Store
@@ -532,7 +534,7 @@ func (a *App) explainApprovalKey(key view.Key) {
 	case here > 0:
 		msg = "magenta: the cursor is on no approval, so nothing was answered: put it on the request (its ┃ lines or a > choice) and press the key again"
 	case elsewhere > 0:
-		msg = fmt.Sprintf("magenta: no approval waits here, nothing was answered (%d wait in other threads: :Magenta threads)", elsewhere)
+		msg = fmt.Sprintf("magenta: no approval waits here, nothing was answered (%s: :Magenta threads)", view.Count(elsewhere, "approval waits in another thread", "approvals wait in other threads"))
 	default:
 		msg = "magenta: no approval waits"
 	}

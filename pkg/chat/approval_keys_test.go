@@ -87,7 +87,7 @@ func TestApprovalKeyAwayFromApprovalAnswersNothing(t *testing.T) {
 		app.Key(key, 0)
 	}
 	note := screen.waitNote(t, "no approval waits here")
-	assert.Contains(t, note, "1 wait in other threads")
+	assert.Contains(t, note, "1 approval waits in another thread")
 	assertUnanswered(t, answer)
 	assert.Len(t, broker.Pending(threadA), 1, "thread B's keys never answer thread A's request")
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/magenta-nvim/magenta/pkg/chat/provider"
+	"github.com/magenta-nvim/magenta/pkg/chat/view"
 )
 
 // compactionRequest is the user message of a compaction request: the
@@ -42,7 +43,7 @@ func transcript(history []provider.Message, limit int) string {
 	var b strings.Builder
 	b.WriteString(first)
 	if start > 1 {
-		fmt.Fprintf(&b, "[… %d earlier messages left out: the conversation was too long to send whole …]\n\n", start-1)
+		fmt.Fprintf(&b, "[… %s left out: the conversation was too long to send whole …]\n\n", view.Count(start-1, "earlier message", "earlier messages"))
 	}
 	if start == len(parts) {
 		// Even the newest message is over the budget: keep its end.

@@ -1,6 +1,8 @@
 package chat
 
 import (
+	"context"
+
 	"github.com/magenta-nvim/magenta/pkg/approval"
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
 	"github.com/magenta-nvim/magenta/pkg/chat/provider"
@@ -20,6 +22,17 @@ type Display interface {
 // thread could not take back into the input buffer, so it is not lost.
 type InputRestorer interface {
 	RestoreInput(text string)
+}
+
+// ToolServers are servers some of the tools come from (MCP). Safe for
+// concurrent use.
+type ToolServers interface {
+	// Starting names the servers on their first start (neither ready
+	// nor failed yet). It must be cheap and must not wait.
+	Starting() []string
+	// WaitStarted returns once none of names is on its first start any
+	// more, or when ctx ends.
+	WaitStarted(ctx context.Context, names []string)
 }
 
 // ProviderFactory builds the provider for a profile; it returns a
@@ -65,6 +78,9 @@ type Deps struct {
 	// the header. It is called for every frame, from the thread
 	// goroutine: it must be cheap and safe for concurrent use.
 	MCP func() view.MCPLine
+	// ToolServers are the servers behind some tools (MCP), which the
+	// thread's first request waits for while they start; nil: none.
+	ToolServers ToolServers
 	// Store saves the thread (nil: it is not saved).
 	Store *threadstore.Store
 	// agents links the thread to the app's sub-agents (zero: none).

@@ -31,6 +31,11 @@
 // turn, before the turn of messages queued during one, on :Magenta compact, or once after a prompt-too-long answer; the
 // owner swaps the history only when the summary has arrived, and reports
 // it through Deps.OnCompacted.
+// A thread's first request waits, up to ToolServerWait and on a worker
+// goroutine, for the tool servers (MCP) still starting (toolwait.go). A
+// message sent during a turn is drawn below it and joins the entries
+// when the turn ends, after its usage line (entries.go: queue); that
+// line is saved with the thread and drawn again on reopen (usage.go).
 // An interactive command's Terminal (terminal.go) reaches the thread
 // through the call's tools.Live; the tick copies its screen into the
 // block, and the terminal key asks Terminals (the editor) to open its

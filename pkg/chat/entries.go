@@ -42,7 +42,7 @@ type entry struct {
 	// because the display folds it (see view.FoldAfterLines), and whether
 	// the block has ended.
 	fullText view.FullText
-	queued   bool         // user: waiting for the running turn to end
+	queued   bool         // user: waiting for the running turn to end (queue)
 	attached []Attachment // user: what the message's @-mentions expanded to
 	first    bool         // assistant: opens a reply
 	level    view.NoticeLevel
@@ -71,6 +71,25 @@ func (t *Thread) newEntry(kind entryKind) *entry {
 	t.entries = append(t.entries, e)
 	t.touch(e)
 	return e
+}
+
+// queue shows a message sent while a turn runs. It is not one of
+// t.entries yet: it is drawn below the running turn, whatever the turn
+// still adds, and joins the entries when the turn ends (unqueue), after
+// the turn's last line (its usage) — the order in which the model gets
+// it, and the order a reopened thread draws.
+func (t *Thread) queue(m msgSend) {
+	t.entrySeq++
+	e := &entry{id: "e" + strconv.Itoa(t.entrySeq), kind: entryUser, text: m.text, attached: m.attached, queued: true}
+	t.queued = append(t.queued, e)
+	t.dirty = true
+}
+
+// unqueue makes a queued message one of t.entries, at the end.
+func (t *Thread) unqueue(e *entry) {
+	e.queued, e.index = false, len(t.entries)
+	t.entries = append(t.entries, e)
+	t.touch(e)
 }
 
 // touch marks e changed so it is rendered again. Changing an entry that
@@ -221,8 +240,11 @@ func (t *Thread) frame() *view.Frame {
 			t.settled, t.settledEnds = view.AppendSettled(t.settled, t.settledEnds, sec)
 		}
 	}
-	live := make([]*view.Section, 0, 2*(len(t.entries)-t.settledN)+1)
+	live := make([]*view.Section, 0, 2*(len(t.entries)-t.settledN)+len(t.queued)+1)
 	for _, e := range t.entries[t.settledN:] {
+		live = t.render(live, e)
+	}
+	for _, e := range t.queued {
 		live = t.render(live, e)
 	}
 	live = append(live, t.status.section)

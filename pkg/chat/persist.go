@@ -155,9 +155,27 @@ func (t *Thread) saveMeta() {
 	}
 	if t.usage != t.log.usage {
 		t.log.usage = t.usage
-		u := t.usage
-		t.saveErr(t.log.w.Usage(threadstore.Usage{Input: u.Input, Output: u.Output, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite, Cost: u.Cost, Priced: u.Priced}))
+		t.saveErr(t.log.w.Usage(storedUsage(t.usage)))
 	}
+}
+
+// saveTurnUsage records the usage line drawn after a turn, so a reopened
+// thread draws it again in its place.
+func (t *Thread) saveTurnUsage(u view.Usage, requests int) {
+	if t.log.replaying || !t.openLog() {
+		return
+	}
+	t.saveErr(t.log.w.TurnUsage(threadstore.TurnUsage{Usage: storedUsage(u), Requests: requests}))
+}
+
+// storedUsage and shownUsage convert usage between its saved and its
+// drawn form.
+func storedUsage(u view.Usage) threadstore.Usage {
+	return threadstore.Usage{Input: u.Input, Output: u.Output, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite, Cost: u.Cost, Priced: u.Priced}
+}
+
+func shownUsage(u threadstore.Usage) view.Usage {
+	return view.Usage{Input: u.Input, Output: u.Output, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite, Cost: u.Cost, Priced: u.Priced}
 }
 
 // saveErr shows the first failure to save in the thread; the thread goes

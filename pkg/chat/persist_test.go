@@ -384,14 +384,14 @@ func TestSubagentsAreSavedUnderTheirParent(t *testing.T) {
 	h2, _ := savingHarness(t, dir, nil)
 	h2.app.ShowThreads()
 	text := h2.screen.waitForText(t, "saved")
-	assert.Regexp(t, `(?m)^  \d\. \S+  New thread  \[fast, saved, 4 messages, [^\]]+\]\n      \d\. \S+  New thread  \[fast, saved, \d messages, [^\]]+\]$`, text, "the sub-agent is drawn under its parent")
+	assert.Regexp(t, `(?m)^  \d\. \S+  delegate  \[fast, saved, 4 messages, [^\]]+\]\n      \d\. \S+  look around  \[fast, saved, \d messages, [^\]]+\]$`, text, "the sub-agent is drawn under its parent")
 
 	// Reopened, the sub-agent shows its parent's link in the list still.
 	h2.app.SelectThread(child.ID)
 	h2.screen.waitForText(t, "yield_to_parent: result delivered")
 	h2.app.ShowThreads()
 	text = h2.screen.waitForText(t, "idle")
-	assert.Regexp(t, `(?m)^  \d\. \S+  New thread  \[fast, saved, 4 messages, [^\]]+\]\n\*     \d\. \S+`, text)
+	assert.Regexp(t, `(?m)^  \d\. \S+  delegate  \[fast, saved, 4 messages, [^\]]+\]\n\*     \d\. \S+`, text)
 }
 
 // A reopened thread continues from its compaction's summary, not from

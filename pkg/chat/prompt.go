@@ -4,20 +4,52 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+
+	"github.com/magenta-nvim/magenta/pkg/capabilities"
 )
 
-// SystemPrompt is magenta's own system prompt for a workspace, followed
-// by the user's addition from the options.
-func SystemPrompt(cwd, extra string) string {
+// What the system prompt says about where the model works.
+const (
+	promptLocal = "The workspace is %s on %s.\n"
+	// A container thread: the model must know that its commands and
+	// files are the container's and that the user looks at them from
+	// outside, or it names paths the user's editor cannot open and
+	// assumes the user's tools are there.
+	promptDocker = "You work inside the Docker container %q: your commands run there, and your file tools read and write its files, not the user's machine.\n" +
+		"The working directory is %s inside the container (relative paths start there)%s.\n" +
+		"The user's editor (Neovim) runs outside the container: the paths you see and name are the container's, and the user's machine may not have them.\n"
+	promptDockerHome = "; its home directory is %s"
+)
+
+// SystemPrompt is magenta's own system prompt for a thread working in
+// env, followed by the user's addition from the options.
+func SystemPrompt(env *capabilities.Environment, extra string) string {
 	var b strings.Builder
 	b.WriteString("You are magenta, a coding assistant running inside the user's Neovim. ")
 	b.WriteString("Be concise and precise. Use the tools you are given when they help; ")
 	b.WriteString("explain what you did, not what you are about to do.\n")
-	fmt.Fprintf(&b, "The workspace is %s on %s.\n", cwd, runtime.GOOS)
+	b.WriteString(whereYouWork(env))
 	if extra = strings.TrimSpace(extra); extra != "" {
 		b.WriteString("\n")
 		b.WriteString(extra)
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// whereYouWork describes env to the model: the local workspace, or the
+// container (by the name the environment gives itself, "docker:<name>",
+// the convention the saved threads use too) and its working directory.
+func whereYouWork(env *capabilities.Environment) string {
+	if env == nil {
+		return ""
+	}
+	if container, ok := strings.CutPrefix(env.Name, "docker:"); ok {
+		home := ""
+		if env.Home != "" {
+			home = fmt.Sprintf(promptDockerHome, env.Home)
+		}
+		return fmt.Sprintf(promptDocker, container, env.Cwd, home)
+	}
+	return fmt.Sprintf(promptLocal, env.Cwd, runtime.GOOS)
 }

@@ -37,13 +37,15 @@ func RestoreThread(parent context.Context, profile config.Profile, deps Deps, sa
 		agents: newThreadAgents(deps.agents),
 	}
 	t.title = saved.Title
-	u := saved.Usage
-	t.usage = view.Usage{Input: u.Input, Output: u.Output, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite, Cost: u.Cost, Priced: u.Priced}
+	t.usage = shownUsage(saved.Usage)
 	t.log.savedParent = saved.Header.ParentID
 	t.log.replaying = true
-	t.rebuild(saved.Messages, saved.Compactions)
+	t.rebuild(saved.Messages, saved.Compactions, saved.TurnUsages)
 	t.log.replaying = false
-	t.log.w, t.log.readOnly, t.log.title, t.log.usage = o.Writer, o.ReadOnly, t.title, t.usage
+	t.titleFromRebuilt() // saved before titles fell back to the first message
+	// saved.Title, not t.title: a fallback title is saved at the first
+	// publish, so the list shows it from then on.
+	t.log.w, t.log.readOnly, t.log.title, t.log.usage = o.Writer, o.ReadOnly, saved.Title, t.usage
 	t.log.profile = saved.Header.Profile
 	t.log.active = saved.LastActive
 	t.finishInterrupted()
@@ -58,13 +60,25 @@ func RestoreThread(parent context.Context, profile config.Profile, deps Deps, sa
 
 // rebuild replays saved messages into the history and the display; at
 // each compaction the history becomes the one saved with it, while the
-// display keeps what came before, as it did live.
-func (t *Thread) rebuild(msgs []threadstore.Message, compactions []threadstore.SavedCompaction) {
+// display keeps what came before, as it did live. Turn usage lines are
+// drawn where they were written: after the same messages and compactions.
+func (t *Thread) rebuild(msgs []threadstore.Message, compactions []threadstore.SavedCompaction, usages []threadstore.SavedTurnUsage) {
 	tools := map[string]*entry{} // tool-use id → its entry
+	compacted := 0
 	compactUntil := func(n int) {
-		for len(compactions) > 0 && compactions[0].After <= n {
-			t.restoreCompaction(compactions[0].Compaction)
-			compactions = compactions[1:]
+		for {
+			switch {
+			case len(usages) > 0 && usages[0].After <= n && usages[0].Compactions <= compacted:
+				u := usages[0]
+				t.notice(view.NoticeInfo, view.TurnUsageLine(shownUsage(u.Usage), u.Requests))
+				usages = usages[1:]
+			case len(compactions) > 0 && compactions[0].After <= n:
+				t.restoreCompaction(compactions[0].Compaction)
+				compactions = compactions[1:]
+				compacted++
+			default:
+				return
+			}
 		}
 	}
 	for i, m := range msgs {
@@ -95,6 +109,20 @@ func (t *Thread) rebuild(msgs []threadstore.Message, compactions []threadstore.S
 	}
 	compactUntil(len(msgs))
 	t.log.messages = len(msgs)
+}
+
+// titleFromRebuilt gives a reopened thread saved without a title the
+// fallback title of its first user message.
+func (t *Thread) titleFromRebuilt() {
+	if t.title != "" {
+		return
+	}
+	for _, e := range t.entries {
+		if e.kind == entryUser {
+			t.title = fallbackTitle(e.text)
+			return
+		}
+	}
 }
 
 // restoreCompaction shows a saved compaction's marker (its summary

@@ -44,27 +44,37 @@ func retryHarness(t *testing.T, p provider.Provider) (*App, *recordingScreen) {
 	return app, screen
 }
 
-// A persistent server error shows one retry line, updated in place, and
-// ends with what is true: the attempts made, no retry lines left, and no
+// A persistent server error shows one retry line, updated in place,
+// that counts retries (not attempts) and says which one is the last, and
+// ends with what is true: the retries made, no retry lines left, and no
 // claim that something streamed was kept.
 func TestPersistentErrorShowsOneRetryLineAndAnHonestEnd(t *testing.T) {
 	step := make(chan struct{})
-	app, screen := retryHarness(t, retryingProvider(step, 4, errors.New("HTTP 500: overloaded")))
+	app, screen := retryHarness(t, retryingProvider(step, 3, errors.New("HTTP 500: overloaded")))
 	app.Send("hi")
 	step <- struct{}{}
-	screen.waitForText(t, "attempt 2 of 5, next try in 2s")
+	screen.waitForText(t, "HTTP 500: overloaded; retrying in 2s (retry 1 of 3)")
 	step <- struct{}{}
-	text := screen.waitForText(t, "attempt 3 of 5")
-	assert.NotContains(t, text, "attempt 2 of 5", "the retry line is updated in place")
+	text := screen.waitForText(t, "retrying in 2s (retry 2 of 3)")
+	assert.NotContains(t, text, "retry 1 of 3", "the retry line is updated in place")
 	step <- struct{}{}
+	text = screen.waitForText(t, "retrying in 2s (retry 3 of 3, the last)")
+	assert.NotContains(t, text, "attempt", "retries are counted, not attempts")
 	step <- struct{}{}
-	screen.waitForText(t, "attempt 5 of 5")
-	step <- struct{}{}
-	text = screen.waitForText(t, "the request failed after 5 attempts")
-	assert.NotContains(t, text, "attempt 5 of 5", "no retry line is left")
+	text = screen.waitForText(t, "the request failed after 3 retries")
+	assert.NotContains(t, text, "retry 3 of 3", "no retry line is left")
 	assert.NotContains(t, text, "What was streamed is kept", "nothing was streamed")
 	assert.Contains(t, text, "Send a message to try again.")
 	assert.Equal(t, 1, strings.Count(text, "HTTP 500"), text)
+}
+
+// The retry line of a stalled stream, sent again at once, says so.
+func TestRetryNoticeWording(t *testing.T) {
+	err := errors.New("HTTP 500: overloaded")
+	assert.Equal(t, "HTTP 500: overloaded; retrying in 13.4s (retry 2 of 3)",
+		retryNotice(provider.Retrying{Attempt: 3, MaxAttempts: 4, Delay: 13_437 * time.Millisecond, Err: err}))
+	assert.Equal(t, "HTTP 500: overloaded; retrying now (retry 1 of 1, the last)",
+		retryNotice(provider.Retrying{Attempt: 2, MaxAttempts: 2, Err: err}))
 }
 
 // Retries that end in a reply leave no trace of the retries.
@@ -73,10 +83,10 @@ func TestRetriesThatSucceedLeaveNoNotice(t *testing.T) {
 	app, screen := retryHarness(t, retryingProvider(step, 2, nil))
 	app.Send("hi")
 	step <- struct{}{}
-	screen.waitForText(t, "attempt 2 of 3")
+	screen.waitForText(t, "retry 1 of 2")
 	step <- struct{}{}
 	step <- struct{}{}
 	text := screen.waitForText(t, "finally")
 	screen.waitForText(t, "ready")
-	assert.NotContains(t, screen.text(), "attempt", text)
+	assert.NotContains(t, screen.text(), "retry", text)
 }

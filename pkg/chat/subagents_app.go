@@ -109,6 +109,7 @@ func (a *App) threadDeps(env *capabilities.Environment, systemPrompt string) Dep
 		Terminals: a.deps.Terminals, TerminalKey: a.opts.TerminalKeyLabel(),
 		ApprovalKeys: a.approvalKeys(),
 		MCP:          a.deps.MCP,
+		ToolServers:  a.deps.ToolServers,
 		Store:        a.deps.Store,
 		agents:       agentDeps{app: a, limit: a.agents.limit, basePrompt: systemPrompt},
 	}

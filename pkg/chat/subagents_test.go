@@ -351,13 +351,13 @@ func TestAbortingOneSubagentFromItsView(t *testing.T) {
 	h.screen.waitForText(t, "stuck · running")
 	// <CR> on its line opens the sub-agent's thread.
 	h.app.Key(view.KeyActivate, h.screen.lineOf(t, "▸ subagent · stuck"))
-	h.screen.waitForText(t, "subagent sub-agent of: New thread")
+	h.screen.waitForText(t, "subagent sub-agent of: split the work")
 	h.screen.waitForText(t, "## user\nstuck")
 	h.app.Abort()
 	h.screen.waitForText(t, "ℹ aborted")
 	// The header links back to the parent.
 	h.app.Key(view.KeyActivate, h.screen.lineOf(t, "sub-agent of:"))
-	h.screen.waitForText(t, "split the work")
+	h.screen.waitForText(t, "## user\nsplit the work")
 	next := h.nextParent(t)
 	text, _ := resultText(t, next, "spawn_1")
 	assert.Contains(t, text, "(subagent): done\nquick answer")

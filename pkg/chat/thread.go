@@ -76,6 +76,9 @@ type Thread struct {
 	compaction compactionState
 	// log is the thread's saved form (persist.go).
 	log threadLog
+	// serversWaited: the first request waited for the tool servers
+	// starting, or had none to wait for (toolwait.go).
+	serversWaited bool
 }
 
 type (

@@ -14,6 +14,7 @@ import (
 	"github.com/magenta-nvim/magenta/pkg/chat/provider"
 	"github.com/magenta-nvim/magenta/pkg/chat/view"
 	"github.com/magenta-nvim/magenta/pkg/threadstore"
+	"github.com/magenta-nvim/magenta/pkg/tools"
 )
 
 type turnPhase int
@@ -38,6 +39,9 @@ type turn struct {
 	// request, updated in place and removed once they are over.
 	retryNote *entry
 	attempts  int // the attempts made of the current request
+	// waitingFor names the tool servers the first request waits for
+	// (toolwait.go); nil when it does not wait.
+	waitingFor []string
 
 	// The current stream, by the provider's block index.
 	texts    map[int]*entry
@@ -51,6 +55,8 @@ type turn struct {
 	pending []*entry
 	results map[string]toolResult
 	ticking bool
+	// offered: the tools the current request offered; only those run.
+	offered tools.Offered
 	// How the turn ended, for a sub-agent's result.
 	aborted bool
 	failure string
@@ -63,6 +69,7 @@ func (t *Thread) onSend(m msgSend) {
 	if strings.TrimSpace(m.text) == "" || t.refuseReadOnly(m.text) {
 		return
 	}
+	t.titleFromFirstMessage(m.text)
 	if t.compactBeforeSend(m) {
 		return
 	}
@@ -83,13 +90,12 @@ func (t *Thread) onSend(m msgSend) {
 // for it; during a turn it is queued.
 func (t *Thread) sendUser(m msgSend, contextBlocks []provider.Block) {
 	t.readingContext = false
-	e := t.newEntry(entryUser)
-	e.text, e.attached = m.text, m.attached
 	if t.turn != nil {
-		e.queued = true
-		t.queued = append(t.queued, e)
+		t.queue(m)
 		return
 	}
+	e := t.newEntry(entryUser)
+	e.text, e.attached = m.text, m.attached
 	content := append(append(contextBlocks, attachmentBlocks(m.attached)...), provider.TextBlock(m.text))
 	t.appendTyped(provider.Message{Role: provider.RoleUser, Content: content}, []threadstore.Typed{typedAt(len(content)-1, m.attached)})
 	t.startTurn()
@@ -115,15 +121,25 @@ func (t *Thread) startStream() {
 	tr := t.turn
 	tr.phase, tr.retry, tr.anyText, tr.attempts = phaseWaiting, "", false, 1
 	tr.texts, tr.tools, tr.thinking = map[int]*entry{}, map[int]*entry{}, map[int]*entry{}
+	t.dirty = true
+	if t.waitForToolServers() {
+		return // sendRequest when they are ready, or the wait is over
+	}
+	t.sendRequest()
+}
+
+// sendRequest sends the history to the model, offering the tools there
+// are now, on a worker goroutine.
+func (t *Thread) sendRequest() {
+	tr := t.turn
 	req := provider.Request{
 		Model:     t.profile.Model,
 		System:    t.deps.SystemPrompt,
 		Messages:  append([]provider.Message(nil), t.messages...),
-		Tools:     toolSpecs(t.deps.Tools, t.deps.Env),
+		Tools:     t.offerTools(tr),
 		MaxTokens: t.profile.MaxTokens,
 		Reasoning: reasoningFor(t.profile),
 	}
-	t.dirty = true
 	t.workers.Add(1)
 	go func() {
 		defer t.workers.Done()
@@ -177,7 +193,7 @@ func (t *Thread) onStreamEvent(ev provider.Event) {
 			}
 		}
 	case provider.Retrying:
-		tr.retry = fmt.Sprintf("%v; attempt %d of %d, next try in %s", ev.Err, ev.Attempt, ev.MaxAttempts, ev.Delay.Round(100*time.Millisecond))
+		tr.retry = retryNotice(ev)
 		tr.attempts = ev.Attempt
 		if tr.retryNote == nil {
 			t.notice(view.NoticeWarning, tr.retry)
@@ -408,8 +424,7 @@ func (t *Thread) endTurn(clean bool) {
 	var blocks []provider.Block
 	var typed []threadstore.Typed
 	for _, e := range t.queued {
-		e.queued = false
-		t.touch(e)
+		t.unqueue(e) // after the turn's last line, its usage
 		blocks = append(blocks, attachmentBlocks(e.attached)...)
 		typed = append(typed, typedAt(len(blocks), e.attached))
 		blocks = append(blocks, provider.TextBlock(e.text))
@@ -457,7 +472,23 @@ func toolUses(m provider.Message) []provider.Block {
 	return uses
 }
 
-// describeError says what ended a request: after how many attempts, and
+// retryNotice is the line that shows a request's retries: the error,
+// when the request goes again, and which retry of how many that is (the
+// last one says so, so no one waits for another).
+func retryNotice(ev provider.Retrying) string {
+	retry, of := ev.Attempt-1, ev.MaxAttempts-1
+	when := "now"
+	if ev.Delay > 0 {
+		when = "in " + ev.Delay.Round(100*time.Millisecond).String()
+	}
+	last := ""
+	if retry >= of {
+		last = ", the last"
+	}
+	return fmt.Sprintf("%v; retrying %s (retry %d of %d%s)", ev.Err, when, retry, of, last)
+}
+
+// describeError says what ended a request: after how many retries, and
 // that the partial reply is kept only when something was streamed.
 func describeError(err error, profile string, attempts int, streamed bool) string {
 	var missing *provider.MissingKeyError
@@ -468,8 +499,8 @@ func describeError(err error, profile string, attempts int, streamed bool) strin
 		tail = "\nWhat was streamed is kept; send a message to go on."
 	}
 	after := ""
-	if attempts > 1 {
-		after = fmt.Sprintf(" after %d attempts", attempts)
+	if retries := attempts - 1; retries > 0 {
+		after = " after " + view.Count(retries, "retry", "retries")
 	}
 	switch {
 	case errors.As(err, &missing):
@@ -508,6 +539,8 @@ func (t *Thread) statusText() string {
 		queued = fmt.Sprintf(" · %d queued", n)
 	}
 	switch {
+	case tr.waitingFor != nil:
+		return waitingForServers(tr.waitingFor) + " · :Magenta abort stops" + queued
 	case tr.retry != "":
 		return "waiting to retry · :Magenta abort stops" + queued
 	case tr.phase == phaseWaiting:
@@ -516,7 +549,7 @@ func (t *Thread) statusText() string {
 		return "streaming · :Magenta abort stops" + queued
 	default:
 		running := len(tr.pending) - len(tr.results)
-		return fmt.Sprintf("running %d tool(s) · :Magenta abort stops%s", running, queued)
+		return fmt.Sprintf("running %s · :Magenta abort stops%s", view.Count(running, "tool", "tools"), queued)
 	}
 }
 

@@ -51,11 +51,13 @@ func (t *Thread) countUsage(u provider.Usage) {
 	t.dirty = true
 }
 
-// noteTurnUsage ends a turn's display with what its requests used; a
-// provider that reports no usage gets no line.
+// noteTurnUsage ends a turn's display with what its requests used, and
+// saves the line with the thread; a provider that reports no usage gets
+// no line.
 func (t *Thread) noteTurnUsage(tr *turn) {
 	if tr.usage.IsZero() {
 		return
 	}
 	t.notice(view.NoticeInfo, view.TurnUsageLine(tr.usage, tr.requests))
+	t.saveTurnUsage(tr.usage, tr.requests)
 }

@@ -109,7 +109,7 @@ func TestKeysInAnotherThreadAnswerNothing(t *testing.T) {
 		for _, k := range []string{"a", "A", "<CR>", "G", "a", "gg", "a"} {
 			n.Keys(k)
 		}
-		waitMessage(n, "no approval waits here, nothing was answered (1 wait in other threads")
+		waitMessage(n, "no approval waits here, nothing was answered (1 approval waits in another thread")
 		n.Command("Magenta threads") // a round trip: the keys were handled
 		_, err := os.Stat(filepath.Join(n.Dir, "from-a"))
 		assert.True(t, os.IsNotExist(err), "thread A's command did not run")

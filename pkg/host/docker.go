@@ -59,6 +59,6 @@ func (h *Host) newDockerThread(app *chat.App, opts config.Options, container, cw
 			h.renderer.Notify("magenta: no thread made: "+err.Error(), chat.LevelError)
 			return
 		}
-		app.NewThreadIn(env, chat.SystemPrompt(env.Cwd, opts.SystemPrompt))
+		app.NewThreadIn(env, chat.SystemPrompt(env, opts.SystemPrompt))
 	}()
 }

@@ -42,6 +42,11 @@ func TestDockerThreadInARealContainer(t *testing.T) {
 		assert.NotContains(t, names, "grep", "the image has no ripgrep")
 		assert.NotContains(t, names, "hover", "no language server runs in a container")
 		assert.Contains(t, call.Request.System, "/tmp")
+		// The model is told it works inside this container, from the
+		// user's editor outside it — not only "The workspace is /tmp".
+		assert.Contains(t, call.Request.System, `inside the Docker container "`+container+`"`)
+		assert.Contains(t, call.Request.System, "The working directory is /tmp inside the container")
+		assert.Contains(t, call.Request.System, "runs outside the container")
 
 		call.ToolUse("tu_w", "write_file", map[string]string{"path": "notes.txt", "content": "alpha\nbeta\n"})
 		call.Stop(provider.StopToolUse)
@@ -54,6 +59,15 @@ func TestDockerThreadInARealContainer(t *testing.T) {
 		next = fake.Next(t)
 		res, isErr = lastResult(t, next)
 		require.False(t, isErr, res)
+
+		// get_file reads in chunks and once more after the end: it failed
+		// with "read |0: file already closed" in every Docker thread.
+		next.ToolUse("tu_g", "get_file", map[string]string{"path": "notes.txt"})
+		next.Stop(provider.StopToolUse)
+		next = fake.Next(t)
+		res, isErr = lastResult(t, next)
+		require.False(t, isErr, res)
+		assert.Contains(t, res, "BETA")
 
 		next.ToolUse("tu_b", "bash_command", map[string]string{"command": "cat /tmp/notes.txt && hostname", "description": "inside"})
 		next.Stop(provider.StopToolUse)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/magenta-nvim/magenta/pkg/bashperm"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/localshell"
+	"github.com/magenta-nvim/magenta/pkg/chat/view"
 )
 
 // @diff and @staged (lua/magenta/mentions.lua) ask the host for their
@@ -131,7 +132,7 @@ func gitDiff(ctx context.Context, cwd string, staged bool, path string, timeout 
 	if stdout.cut {
 		out += "\n[git's output was cut here]"
 	}
-	return fmt.Sprintf("%s (%d lines)", mention, lines), what + ":\n```diff\n" + out + "\n```"
+	return fmt.Sprintf("%s (%s)", mention, view.Count(lines, "line", "lines")), what + ":\n```diff\n" + out + "\n```"
 }
 
 // capped keeps the first max bytes written to it and drops the rest.

@@ -48,9 +48,20 @@ type projectStatus struct {
 // startProject starts Neovim in a workspace holding data as its
 // .mcp.json and opens the sidebar; setup adds options.
 func startProject(t *testing.T, bin string, data []byte, setup string) (*nvimtest.Nvim, *providertest.Fake) {
+	return startProjectWith(t, bin, data, setup, nil)
+}
+
+// startProjectWith is startProject with files (path relative to the
+// workspace → content) written before the sidebar opens, which reads
+// .mcp.json and what its servers run.
+func startProjectWith(t *testing.T, bin string, data []byte, setup string, files map[string]string) (*nvimtest.Nvim, *providertest.Fake) {
 	n := nvimtest.Start(t, bin)
 	if data != nil {
 		require.NoError(t, os.WriteFile(filepath.Join(n.Dir, ".mcp.json"), data, 0o644))
+	}
+	for path, content := range files {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(n.Dir, path)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(n.Dir, path), []byte(content), 0o644))
 	}
 	fake := providertest.New()
 	n.StartHost(host.Options{
@@ -310,9 +321,7 @@ func TestMCPProjectScriptChangedAsksAgain(t *testing.T) {
 	require.NoError(t, err)
 	script := fmt.Sprintf("exec %q \"$@\"\n", exe)
 	nvimtest.ForEach(t, func(t *testing.T, bin string) {
-		n, fake := startProject(t, bin, data, "")
-		require.NoError(t, os.MkdirAll(filepath.Join(n.Dir, "tools"), 0o755))
-		require.NoError(t, os.WriteFile(filepath.Join(n.Dir, "tools", "server.sh"), []byte(script), 0o644))
+		n, fake := startProjectWith(t, bin, data, "", map[string]string{"tools/server.sh": script})
 		first := send(t, n, fake, "hello")
 		first.Reply("hi")
 		text := n.WaitForText("display", "> YES")

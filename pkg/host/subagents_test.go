@@ -86,7 +86,7 @@ func TestSubagentsInTheSidebarAndThreadList(t *testing.T) {
 			return strings.Contains(n.Text(n.Buffer("display")), "Find beta")
 		}, func() string { return n.Text(n.Buffer("display")) })
 		list := n.Text(n.Buffer("display"))
-		indented := regexp.MustCompile(`(?m)^\* 1\. \S+  Parent  .*\n      2\. \S+  New thread  \[fast, idle, \d+ messages, [^\]]+\]\n      3\. \S+  Find beta  \[fast, idle, \d+ messages, [^\]]+\]$`)
+		indented := regexp.MustCompile(`(?m)^\* 1\. \S+  Parent  .*\n      2\. \S+  alpha  \[fast, idle, \d+ messages, [^\]]+\]\n      3\. \S+  Find beta  \[fast, idle, \d+ messages, [^\]]+\]$`)
 		assert.Regexp(t, indented, list, "sub-agents are indented under their parent")
 
 		n.FocusRole("display")
@@ -220,7 +220,7 @@ func TestSubagentOfADockerThread(t *testing.T) {
 		n.Command("Magenta threads")
 		n.WaitForText("display", "# Threads")
 		n.WaitFor("the sub-agent in the container", func() bool {
-			return regexp.MustCompile(`(?m)^      \d\. \S+  New thread  \[fast, idle, docker:` + container + `, \d+ messages, [^\]]+\]$`).MatchString(n.Text(n.Buffer("display")))
+			return regexp.MustCompile(`(?m)^      \d\. \S+  leave a mark  \[fast, idle, docker:` + container + `, \d+ messages, [^\]]+\]$`).MatchString(n.Text(n.Buffer("display")))
 		}, func() string { return n.Text(n.Buffer("display")) })
 	})
 }

@@ -50,7 +50,7 @@ func (h *Host) openSavedEnv(opts config.Options) chat.OpenEnvFunc {
 				done(nil, "", err)
 				return
 			}
-			done(env, chat.SystemPrompt(env.Cwd, opts.SystemPrompt), nil)
+			done(env, chat.SystemPrompt(env, opts.SystemPrompt), nil)
 		}()
 	}
 }

@@ -5,10 +5,13 @@
 // (github.com/modelcontextprotocol/go-sdk): a stdio server is a child
 // process in its own process group, so stopping it kills everything it
 // started; a URL is spoken to over streamable HTTP. Servers start in the
-// background the first time a request lists tools (Manager.Tools), so no
-// request waits for them: their tools join from the next request once
-// the server is ready. A server that fails or crashes is started again,
-// with a growing delay, the next time its tools are needed.
+// background when the sidebar first opens (Manager.Start), or else the
+// first time a request lists tools (Manager.Tools), which never waits.
+// A thread's first request may wait briefly for servers still on their
+// first start (Starting, WaitStarted; the bound is the chat's), and goes
+// without those not ready by then: their tools join a later request. A
+// server that fails or crashes is started again, with a growing delay,
+// the next time its tools are needed.
 //
 // Servers come from setup() and, once the user trusted it, from the
 // workspace's .mcp.json (package project hands them over with

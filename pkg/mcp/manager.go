@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"reflect"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -53,6 +54,9 @@ type Manager struct {
 	always   map[string]bool // tools the user answered ALWAYS for
 	closed   bool            // no goroutine starts once Close waits
 	used     bool            // Tools was called: new servers start at once
+	// wake is closed (and replaced) at every change of a server's state,
+	// for WaitStarted.
+	wake chan struct{}
 }
 
 // spawn runs f on a goroutine Close waits for, unless Close has begun.
@@ -73,7 +77,7 @@ func (m *Manager) spawn(f func()) bool {
 // NewManager returns a manager of the servers; none is started yet.
 func NewManager(opts Options) *Manager {
 	ctx, cancel := context.WithCancel(context.Background())
-	m := &Manager{opts: opts, ctx: ctx, cancel: cancel, always: map[string]bool{}}
+	m := &Manager{opts: opts, ctx: ctx, cancel: cancel, always: map[string]bool{}, wake: make(chan struct{})}
 	for _, c := range opts.Servers {
 		c.Source = SourceSetup
 		m.servers = append(m.servers, &server{cfg: c, m: m})
@@ -110,6 +114,55 @@ func (m *Manager) Tools() []tools.Tool {
 		out = append(out, s.need()...)
 	}
 	return out
+}
+
+// Start starts in the background the servers not started yet, as the
+// first listing of tools would (and asks the project file's gate to
+// check the file): the host calls it when the sidebar opens, so servers
+// are ready, or nearly, by the first request. It never waits.
+func (m *Manager) Start() { m.Tools() }
+
+// Starting names the servers on their first start: started and neither
+// ready nor failed yet. A thread's first request may wait for them,
+// briefly (WaitStarted); a restart after a failure is not waited for.
+func (m *Manager) Starting() []string {
+	var out []string
+	for _, s := range m.list() {
+		s.mu.Lock()
+		if s.state == StateStarting && !s.startedOnce && !s.retired {
+			out = append(out, s.cfg.Name)
+		}
+		s.mu.Unlock()
+	}
+	return out
+}
+
+// WaitStarted returns once none of the servers named is on its first
+// start any more (each is ready or failed), or when ctx ends.
+func (m *Manager) WaitStarted(ctx context.Context, names []string) {
+	for {
+		m.mu.Lock()
+		wake := m.wake // taken before looking, so no change is missed
+		m.mu.Unlock()
+		if !anyOf(m.Starting(), names) {
+			return
+		}
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// anyOf reports whether some of names is in list.
+func anyOf(list, names []string) bool {
+	for _, n := range names {
+		if slices.Contains(list, n) {
+			return true
+		}
+	}
+	return false
 }
 
 // SetProjectServers replaces the servers of the project file (nil: none,
@@ -255,6 +308,10 @@ func (m *Manager) Close() {
 }
 
 func (m *Manager) changed() {
+	m.mu.Lock()
+	close(m.wake)
+	m.wake = make(chan struct{})
+	m.mu.Unlock()
 	if m.opts.OnChange != nil {
 		m.opts.OnChange()
 	}

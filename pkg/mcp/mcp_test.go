@@ -275,10 +275,12 @@ func TestResultSummaryShowsTheResult(t *testing.T) {
 	}{
 		{"2", 0, "2"},
 		{"\n  first line  \nsecond\n\nthird\n", 0, "first line (+2 lines)"},
+		{"first\nsecond", 0, "first (+1 line)"},
 		{strings.Repeat("é", 100), 0, strings.Repeat("é", 79) + "…"},
 		{"", 0, "no output"},
-		{"", 2, "2 image(s)"},
-		{"caption", 1, "caption, 1 image(s)"},
+		{"", 2, "2 images"},
+		{"", 1, "1 image"},
+		{"caption", 1, "caption, 1 image"},
 	} {
 		if got := resultSummary(tc.text, tc.images); got != tc.want {
 			t.Errorf("resultSummary(%q, %d) = %q, want %q", tc.text, tc.images, got, tc.want)

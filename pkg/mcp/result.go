@@ -74,12 +74,12 @@ func resultSummary(text string, images int) string {
 	case lines == 0 && images == 0:
 		return "no output"
 	case lines == 0:
-		return fmt.Sprintf("%d image(s)", images)
+		return count(images, "image", "images")
 	case lines > 1:
-		first += fmt.Sprintf(" (+%d lines)", lines-1)
+		first += " (+" + count(lines-1, "line", "lines") + ")"
 	}
 	if images > 0 {
-		first += fmt.Sprintf(", %d image(s)", images)
+		first += ", " + count(images, "image", "images")
 	}
 	return first
 }
@@ -102,4 +102,12 @@ func (t *tool) abbreviated(call tools.Call, text string) string {
 		}
 	}
 	return head + note + ")"
+}
+
+// count is n and the word that goes with it ("1 line", "2 lines").
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -31,6 +31,9 @@ type server struct {
 	lastErr  string
 	failures int
 	retryAt  time.Time
+	// startedOnce: the first start ended (ready or failed); see
+	// Manager.Starting.
+	startedOnce bool
 	// retired: the server left the configuration (the project file
 	// changed); it never starts again.
 	retired bool
@@ -157,6 +160,7 @@ func (s *server) list(ctx context.Context, session *sdk.ClientSession) error {
 		return nil
 	}
 	s.tools, s.warnings, s.state, s.failures, s.lastErr = ts, warnings, StateReady, 0, ""
+	s.startedOnce = true
 	return nil
 }
 
@@ -181,6 +185,7 @@ func (s *server) fail(err error) {
 	defer s.mu.Unlock()
 	s.failures++
 	s.state, s.lastErr, s.tools = StateFailed, err.Error(), nil
+	s.startedOnce = true
 	s.session, s.cmd = nil, nil
 	s.retryAt = time.Now().Add(restartDelay(s.failures))
 	slog.Warn("mcp: server failed", "server", s.cfg.Name, "err", err)

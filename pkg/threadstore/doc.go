@@ -10,7 +10,9 @@
 //     rewritten. The first line is the header (id, creation time,
 //     workspace, environment config, parent thread for sub-agents); then
 //     message records (a provider.Message as the thread's history got
-//     it), meta records (title, profile, usage) and compaction records
+//     it), meta records (title, profile, usage), turn records (the usage
+//     line drawn after a turn, read back with its place among the
+//     messages and compactions: SavedTurnUsage) and compaction records
 //     (the summary and the whole history right after it: loading resets
 //     the history there, the display keeps what came before). Readers skip kinds they do
 //     not know, so later kinds can be added without breaking old hosts.

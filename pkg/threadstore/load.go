@@ -33,7 +33,10 @@ type Thread struct {
 	// Compactions are the points where the history was replaced, in
 	// order; each applies after the first After messages.
 	Compactions []SavedCompaction
-	Usage       Usage
+	// TurnUsages are the usage lines drawn after turns, in order
+	// (none in logs written before they were saved).
+	TurnUsages []SavedTurnUsage
+	Usage      Usage
 	// LastActive is when the last record was written.
 	LastActive time.Time
 	// Size is the length of the log up to its last complete line.
@@ -46,6 +49,14 @@ type SavedCompaction struct {
 	// After is how many of Thread.Messages came before it.
 	After int
 	Compaction
+}
+
+// SavedTurnUsage is a turn's usage read back, with its place: after the
+// first After of Thread.Messages and the first Compactions of
+// Thread.Compactions.
+type SavedTurnUsage struct {
+	After, Compactions int
+	TurnUsage
 }
 
 // Summary is what the thread list shows of a saved thread.
@@ -154,6 +165,11 @@ func parse(data []byte) (*Thread, error) {
 		case kindUsage:
 			if r.Usage != nil {
 				t.Usage = *r.Usage
+			}
+		case kindTurnUsage:
+			if r.Usage != nil {
+				t.TurnUsages = append(t.TurnUsages, SavedTurnUsage{After: len(t.Messages), Compactions: len(t.Compactions),
+					TurnUsage: TurnUsage{Usage: *r.Usage, Requests: r.Requests}})
 			}
 		case kindProfile:
 			if r.Profile != nil {

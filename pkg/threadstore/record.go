@@ -20,6 +20,9 @@ const (
 	kindTitle   = "title"
 	kindUsage   = "usage"
 	kindProfile = "profile"
+	// kindTurnUsage: what one turn's requests used, drawn after the turn
+	// (where it stands among the messages says which turn).
+	kindTurnUsage = "turn"
 	// kindCompaction: the history was replaced by a summary; what
 	// follows continues the new history.
 	kindCompaction = "compaction"
@@ -110,6 +113,13 @@ type Usage struct {
 	Priced     bool    `json:"priced,omitempty"`
 }
 
+// TurnUsage is what one turn's requests used, as the line after the
+// turn shows it.
+type TurnUsage struct {
+	Usage
+	Requests int `json:"n,omitempty"`
+}
+
 // record is one line of the log. Only the fields of its kind are set.
 type record struct {
 	Kind    string            `json:"k"`
@@ -119,7 +129,9 @@ type record struct {
 	Title   *string           `json:"title,omitempty"`
 	Profile *string           `json:"profile,omitempty"`
 	Usage   *Usage            `json:"u,omitempty"`
-	Compact *Compaction       `json:"c,omitempty"`
+	// Requests is how many requests a turn's usage adds up (kindTurnUsage).
+	Requests int         `json:"n,omitempty"`
+	Compact  *Compaction `json:"c,omitempty"`
 	// At is when the record was written (unix milliseconds): the last
 	// one is the thread's last activity.
 	At int64 `json:"t,omitempty"`

@@ -132,6 +132,12 @@ func (w *Writer) Usage(u Usage) error {
 	return w.append(record{Kind: kindUsage, Usage: &u}, time.Now())
 }
 
+// TurnUsage records what the turn that just ended used (the line drawn
+// after it), in its place among the messages.
+func (w *Writer) TurnUsage(u TurnUsage) error {
+	return w.append(record{Kind: kindTurnUsage, Usage: &u.Usage, Requests: u.Requests}, time.Now())
+}
+
 // Compaction records that the history was replaced by a summary.
 func (w *Writer) Compaction(c Compaction) error {
 	return w.append(record{Kind: kindCompaction, Compact: &c}, time.Now())

@@ -137,7 +137,11 @@ func FormatGrep(res *capabilities.SearchResult, pattern, path string) (text, sum
 			b.WriteString("  " + e + "\n")
 		}
 	}
-	summary = fmt.Sprintf("%d matches in %d files", res.Matches, len(res.Files))
+	matches := "matches"
+	if res.Matches == 1 {
+		matches = "match"
+	}
+	summary = fmt.Sprintf("%d %s in %d file%s", res.Matches, matches, len(res.Files), plural(len(res.Files)))
 	if res.Truncated {
 		summary = fmt.Sprintf("%d+ matches (first %d shown)", res.Matches, res.Matches)
 	}
@@ -145,7 +149,7 @@ func FormatGrep(res *capabilities.SearchResult, pattern, path string) (text, sum
 		summary = "no matches"
 	}
 	if res.SecretsSkipped > 0 {
-		summary += fmt.Sprintf(" (%d secret files not searched)", res.SecretsSkipped)
+		summary += fmt.Sprintf(" (%d secret file%s not searched)", res.SecretsSkipped, plural(res.SecretsSkipped))
 	}
 	return strings.TrimRight(b.String(), "\n"), summary
 }

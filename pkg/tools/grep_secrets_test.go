@@ -45,7 +45,7 @@ func TestGrepNeverShowsSecrets(t *testing.T) {
 	}
 	assert.Contains(t, res.Text, "6 files that may hold secrets")
 	assert.Contains(t, res.Text, "read it with get_file: the user is asked to approve it")
-	assert.Contains(t, res.Summary, "1 matches in 1 files (6 secret files not searched)")
+	assert.Contains(t, res.Summary, "1 match in 1 file (6 secret files not searched)")
 
 	for _, dir := range []string{"app/credentials", "app/.ssh", "id_rsa"} {
 		res = Default().Run(context.Background(), "grep", Call{ID: "tu", ThreadID: "th", Input: json.RawMessage(`{"pattern":"hunter2","path":"` + dir + `"}`), Env: env})

@@ -31,7 +31,8 @@ type ToolUseDelta struct {
 }
 
 // Retrying is emitted by WithRetry before it waits to send the request
-// again.
+// again. Attempt-1 is the number of this retry and MaxAttempts-1 the
+// number of retries the policy makes: Attempt == MaxAttempts is the last.
 type Retrying struct {
 	Attempt     int // the attempt about to be made, from 2
 	MaxAttempts int

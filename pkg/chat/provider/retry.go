@@ -17,9 +17,13 @@ type RetryPolicy struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 }
 
-// DefaultRetryPolicy retries rate limits and overload five times over
-// about a minute, which rides out Anthropic's usual 529 bursts.
-var DefaultRetryPolicy = RetryPolicy{MaxAttempts: 5, BaseDelay: 2 * time.Second, MaxDelay: 30 * time.Second}
+// DefaultRetryPolicy retries three times, after about 2, 4 and 8 s
+// (±20 % jitter): a server that keeps failing (a 500 returned at once) is
+// reported after ~14 s of waiting, 17 s at most, rather than leaving the
+// user looking at retries for most of a minute; short 529 and 429 bursts
+// are still ridden out. A Retry-After longer than the computed delay is
+// waited for instead, up to MaxDelay.
+var DefaultRetryPolicy = RetryPolicy{MaxAttempts: 4, BaseDelay: 2 * time.Second, MaxDelay: 30 * time.Second}
 
 // WithRetry wraps p so that a retryable failure (see IsRetryable) that
 // happens before the first event is emitted is retried with exponential

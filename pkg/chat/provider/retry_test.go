@@ -100,3 +100,44 @@ func TestWithRetry(t *testing.T) {
 		assert.True(t, errors.Is(err, context.Canceled))
 	})
 }
+
+// The default schedule against a server that keeps answering 500: three
+// retries after about 2, 4 and 8 s, so the user hears of the failure
+// within ~15 s of waiting (17 s at most with the jitter), and each
+// Retrying event counts up to the last one; a Retry-After longer than
+// the computed delay is honoured (up to MaxDelay).
+func TestDefaultRetrySchedule(t *testing.T) {
+	serverError := &provider.Error{Kind: provider.ErrServer, Status: 500, Retryable: true}
+	for range 20 { // the jitter is random: the bounds must hold every time
+		var slept []time.Duration
+		policy := provider.DefaultRetryPolicy
+		policy.Sleep = noSleep(&slept)
+		f := &flaky{errs: []error{serverError, serverError, serverError, serverError, serverError, serverError}}
+		var retries []provider.Retrying
+		_, err := provider.WithRetry(f, policy).Stream(context.Background(), provider.Request{}, func(e provider.Event) {
+			if r, ok := e.(provider.Retrying); ok {
+				retries = append(retries, r)
+			}
+		})
+		require.ErrorIs(t, err, serverError)
+		assert.Equal(t, 4, f.calls, "the first attempt and three retries")
+		require.Len(t, retries, 3)
+		var total time.Duration
+		for i, r := range retries {
+			assert.Equal(t, i+2, r.Attempt)
+			assert.Equal(t, 4, r.MaxAttempts)
+			assert.Equal(t, slept[i], r.Delay, "the event announces the wait that follows")
+			total += slept[i]
+		}
+		assert.LessOrEqual(t, total, 17*time.Second)
+		assert.GreaterOrEqual(t, total, 11*time.Second)
+	}
+
+	var slept []time.Duration
+	policy := provider.DefaultRetryPolicy
+	policy.Sleep = noSleep(&slept)
+	limited := &provider.Error{Kind: provider.ErrRateLimit, Status: 429, Retryable: true, RetryAfter: 25 * time.Second}
+	_, err := provider.WithRetry(&flaky{errs: []error{limited}}, policy).Stream(context.Background(), provider.Request{}, func(provider.Event) {})
+	require.NoError(t, err)
+	assert.Equal(t, []time.Duration{25 * time.Second}, slept, "Retry-After is honoured")
+}

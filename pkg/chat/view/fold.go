@@ -35,11 +35,11 @@ type FullText struct {
 func foldMarker(n int, full FullText) Line {
 	switch {
 	case full.Path != "":
-		return whole(fmt.Sprintf("[… %d lines folded; full text in %s]", n, full.Path), HlMeta)
+		return whole(fmt.Sprintf("[… %s folded; full text in %s]", Count(n, "line", "lines"), full.Path), HlMeta)
 	case !full.Ended:
-		return whole(fmt.Sprintf("[… %d lines folded; the full text is saved to a file when the reply ends]", n), HlMeta)
+		return whole(fmt.Sprintf("[… %s folded; the full text is saved to a file when the reply ends]", Count(n, "line", "lines")), HlMeta)
 	default:
-		return whole(fmt.Sprintf("[… %d lines folded]", n), HlMeta)
+		return whole(fmt.Sprintf("[… %s folded]", Count(n, "line", "lines")), HlMeta)
 	}
 }
 
@@ -64,7 +64,7 @@ func cutLine(s string) string {
 		return s
 	}
 	head, tail := runeStart(s, MaxLineChars*3/4), runeStart(s, len(s)-MaxLineChars/4)
-	return fmt.Sprintf("%s [… %d bytes folded] %s", s[:head], tail-head, s[tail:])
+	return fmt.Sprintf("%s [… %s folded] %s", s[:head], Count(tail-head, "byte", "bytes"), s[tail:])
 }
 
 // runeStart moves i back to the start of the rune it falls in.

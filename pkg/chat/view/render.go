@@ -79,7 +79,7 @@ func appendDiff(lines []Line, diff string, total int) []Line {
 		lines = append(lines, line)
 	}
 	if shown := min(len(all), maxDiffLines); total > shown {
-		lines = append(lines, whole(fmt.Sprintf("  … %d more diff lines", total-shown), HlMeta))
+		lines = append(lines, whole("  … "+Count(total-shown, "more diff line", "more diff lines"), HlMeta))
 	}
 	return lines
 }

@@ -93,7 +93,7 @@ func appendFoldedText(lines []Line, text string) []Line {
 		lines = append(lines, whole("  "+cutLine(strings.TrimSuffix(l, "\r")), HlMeta))
 	}
 	if rest != nil {
-		lines = append(lines, whole(fmt.Sprintf("  [… %d lines not shown]", len(all)-len(shown)-len(rest)), HlMeta))
+		lines = append(lines, whole("  [… "+Count(len(all)-len(shown)-len(rest), "line", "lines")+" not shown]", HlMeta))
 		for _, l := range rest {
 			lines = append(lines, whole("  "+cutLine(strings.TrimSuffix(l, "\r")), HlMeta))
 		}
@@ -108,11 +108,4 @@ func countLines(text string) int {
 		return 0
 	}
 	return strings.Count(text, "\n") + 1
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
 }

@@ -62,7 +62,7 @@ func RenderThreadList(threads []ThreadSummary, activeID, activateKey string, ver
 			where = ", " + t.Env
 		}
 		if t.Messages > 0 {
-			where += fmt.Sprintf(", %d messages", t.Messages)
+			where += ", " + Count(t.Messages, "message", "messages")
 		}
 		if !t.Active.IsZero() {
 			where += ", " + t.Active.Local().Format(ActiveFormat)

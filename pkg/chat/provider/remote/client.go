@@ -75,6 +75,32 @@ func (c *Client) Adapter(spec provider.Spec) (provider.Provider, error) {
 	return &remoteProvider{client: c, spec: spec}, nil
 }
 
+// Warm starts the process in the background when none runs, so the first
+// request does not wait for it (the host calls it when the sidebar
+// opens: a request is likely soon). It never blocks. A warm process is
+// let go after idleExit without streams, as one after its last stream;
+// one that fails to start is only logged: the first stream starts it
+// again and reports the error.
+func (c *Client) Warm() {
+	if _, err := os.Stat(c.path); err != nil {
+		return // Adapter names what to build when a request comes
+	}
+	go func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.closed || c.proc != nil {
+			return
+		}
+		p, err := c.start(context.Background())
+		if err != nil {
+			slog.Warn("provider process: could not start it ahead of the first request", "err", err)
+			return
+		}
+		c.proc = p
+		c.idleAfter(p)
+	}()
+}
+
 // PID is the running process's id, 0 when none runs (for tests and
 // :checkhealth).
 func (c *Client) PID() int {
@@ -205,6 +231,12 @@ func (c *Client) forget(p *process, id uint64, pend *pending) {
 	if len(p.streams) > 0 || c.proc != p {
 		return
 	}
+	c.idleAfter(p)
+}
+
+// idleAfter lets p go after idleExit unless a stream comes first. Called
+// with c.mu held.
+func (c *Client) idleAfter(p *process) {
 	p.idle = time.AfterFunc(c.idleExit, func() {
 		c.mu.Lock()
 		if c.proc != p || len(p.streams) > 0 || p.idle == nil {

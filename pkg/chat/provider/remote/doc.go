@@ -7,9 +7,10 @@
 // initialisers and the tables the runtime touches for them, ~8 MiB of its
 // resident memory before the first request — paid by every Neovim that
 // merely loads the plugin. The host links only this package; the provider
-// process links the SDKs and starts at the first request of a session,
-// then serves every thread's streams until the host has had none for
-// IdleExit.
+// process links the SDKs and starts when the sidebar first opens
+// (Client.Warm: the first request finds it running) or at the first
+// request, then serves every thread's streams until the host has had
+// none for IdleExit.
 //
 // The protocol is newline-delimited JSON on the process's stdin and
 // stdout. The host sends a call per stream ({"id", "spec", "request"}) and

@@ -330,7 +330,7 @@ func TestCloseEndsTheProcess(t *testing.T) {
 func TestBadExecutablesSayWhatToDo(t *testing.T) {
 	spec := provider.Spec{Provider: "anthropic", APIKey: "k"}
 	_, err := remote.NewClient(filepath.Join(t.TempDir(), "magenta-provider"), 0).Adapter(spec)
-	assert.ErrorContains(t, err, "run `make build`")
+	assert.ErrorContains(t, err, "run `make` in the plugin's directory, or `:Lazy build magenta`")
 
 	script := func(body string) string {
 		path := filepath.Join(t.TempDir(), "magenta-provider")
