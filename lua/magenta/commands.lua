@@ -108,11 +108,19 @@ M.subcommands = {
   end,
   ["add-buffer"] = function()
     local name = vim.api.nvim_buf_get_name(0)
-    if name == "" or vim.bo.buftype ~= "" then
-      vim.notify("magenta: the current buffer is not a file", vim.log.levels.ERROR)
+    local why
+    if vim.bo.buftype ~= "" then
+      why = string.format("it is a %q buffer", vim.bo.buftype)
+    elseif name == "" then
+      why = "it has no name (write it to a file first)"
+    end
+    if why then
+      vim.notify("magenta: the current buffer is not a file, nothing was added: " .. why, vim.log.levels.ERROR)
       return
     end
-    host().notify("context_files", { paths = { name } })
+    -- attach_files, unlike context_files, has the host say what was added
+    -- and to which thread: this opens no sidebar that would show it.
+    host().notify("attach_files", { paths = { vim.fn.fnamemodify(name, ":p") } })
   end,
   restart = function()
     host().stop()
@@ -150,20 +158,26 @@ local project_states = {
   off = "not read (mcpProjectFile = false)",
 }
 
+M.MCP_HEADING = "magenta: MCP servers"
+
 --- What :Magenta mcp says: the project file's trust, then each MCP
 --- server's source, state, tools, skipped tools and last error (also
---- used by :checkhealth magenta).
-function M.mcp_lines()
+--- used by :checkhealth magenta, which passes no_heading: its section
+--- already has the heading).
+function M.mcp_lines(no_heading)
   local servers = config.options.mcpServers or {}
   if next(servers) == nil and config.options.mcpProjectFile == false then
     return { "magenta: no MCP servers configured (mcpServers in setup(); see :help magenta-mcp)" }
   end
   local status, err = host().request("mcp")
   if type(status) ~= "table" then
-    return { "magenta: MCP servers: the host did not answer: " .. tostring(err) }
+    return { (no_heading and "" or (M.MCP_HEADING .. ": ")) .. "the host did not answer: " .. tostring(err) }
   end
   local project = host().request("mcp_project")
-  local lines = { "magenta: MCP servers" }
+  local lines = {}
+  if not no_heading then
+    lines[1] = M.MCP_HEADING
+  end
   if type(project) == "table" and project.state ~= "off" then
     local say = project_states[project.state] or tostring(project.state)
     if project.state == "malformed" then
@@ -203,10 +217,19 @@ function M.range(cmd)
   end
 end
 
---- Runs a :Magenta subcommand (args as typed, split on white space).
+--- Runs a :Magenta subcommand (args as typed, split on white space);
+--- :Magenta alone toggles the sidebar.
 function M.run(args, cmd)
-  local sub = args[1]
-  local fn = sub and M.subcommands[sub]
+  local sub = args[1] or "toggle"
+  local fn = M.subcommands[sub]
+  -- Every profile given to setup() was bad: starting the host would
+  -- only fail to attach (and keep failing after setup() is fixed), so
+  -- nothing that needs it starts; closing the sidebar still works.
+  local no_profile = config.no_profile_error()
+  if fn and no_profile and sub ~= "restart" and not (sub == "toggle" and sidebar().is_open()) then
+    vim.notify(no_profile, vim.log.levels.ERROR)
+    return
+  end
   if not fn then
     vim.notify(
       string.format("magenta: unknown subcommand %q; use one of: %s", tostring(sub), table.concat(order, ", ")),

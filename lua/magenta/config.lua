@@ -42,7 +42,16 @@ M.defaults = {
     },
     -- While an inline edit's proposal is shown (buffer-local).
     inline = { accept = "a", reject = "d" },
-    input = { send = "<CR>" },
+    input = {
+      send = "<CR>", -- normal mode
+      send_insert = "<C-s>", -- insert and normal mode
+    },
+    -- Both sidebar buffers, normal mode (handled in Lua, not by the host).
+    sidebar = {
+      close = "q", -- close the sidebar
+      help = "?", -- show the sidebar's keys as configured
+      insert = { "i", "a", "o", "I", "A", "O" }, -- display: go to the input, insert at its end
+    },
     display = {
       activate = "<CR>", -- press the button / open the item under the cursor
       toggle = "=", -- expand or collapse a tool call, thinking or a compaction summary
@@ -61,6 +70,9 @@ M.defaults = {
     logMaxAgeDays = nil, -- a thread's logs are pruned after (default 7)
     rules = {}, -- extra permission rules, see :help magenta-shell-rules
     interactive = "model", -- "model" | "always" | "never": who decides that a command gets a terminal (:help magenta-interactive)
+  },
+  inline = {
+    completion = false, -- true: keep completion plugins on in the inline-edit prompt (<CR> may then confirm an item first)
   },
   files = {
     -- Extra path rules for the file tools: { path = "/abs/dir", read = true,
@@ -174,14 +186,42 @@ function M.set(opts)
   local kept, problems = M.validate(opts)
   M.problems = problems
   M.options = merge(M.defaults, kept)
+  -- The default profile stands in only when setup() names no profiles:
+  -- in place of a list whose every profile was bad it would send the
+  -- user's code to Anthropic's public API instead of their proxy.
+  M.no_profile = type(opts) == "table" and opts.profiles ~= nil and (type(kept.profiles) ~= "table" or #kept.profiles == 0)
+  if M.no_profile then
+    M.options.profiles = {}
+  end
   if #problems == 0 then
     return M.options, nil
   end
   local msg = "magenta: " .. table.concat(problems, "; ")
   if #problems > 1 then
-    msg = string.format("magenta: %d problems in setup() (defaults used for them): %s", #problems, table.concat(problems, "; "))
+    msg = string.format(
+      "magenta: %d problems in setup() (bad options are ignored: defaults stand in, bad profiles are left out): %s",
+      #problems,
+      table.concat(problems, "; ")
+    )
+  end
+  if M.no_profile then
+    msg = msg .. ". " .. M.NO_PROFILE
   end
   return M.options, msg
+end
+
+M.NO_PROFILE = "No usable profile is left: magenta starts no thread until setup() gets a valid one"
+  .. " (the default profile is not used in place of yours)"
+
+--- The error to show when something would start a thread while no
+--- profile is usable (every one given to setup() was bad); nil when
+--- there is a profile.
+function M.no_profile_error()
+  if #(M.options.profiles or {}) > 0 then
+    return nil
+  end
+  return "magenta: no usable profile: every profile given to setup() was left out (:checkhealth magenta says why);"
+    .. " fix it and call setup() again. The default profile is not used in place of yours."
 end
 
 --- The options the host uses, JSON-encoded.

@@ -27,6 +27,49 @@ local function newest_source(root)
   return newest
 end
 
+-- What `bin --version` prints (the Makefile's -X main.version), or nil.
+local function binary_version(bin)
+  local out = require("magenta.mentions").run({ bin, "--version" }, 3000)
+  local v = out and vim.trim(out[1] or "")
+  return v ~= "" and v or nil
+end
+
+-- Whether the process pid runs a copy of bin that was replaced on disk
+-- since it started (Linux: /proc/<pid>/exe names the file it was started
+-- from, with " (deleted)" once `make` replaced it). A rebuild keeps the
+-- version string when the tree was already dirty; this still sees it.
+-- nil when it cannot tell (another system, or pid runs something else).
+local function replaced_since_start(pid, bin)
+  local ok, exe = pcall(vim.loop.fs_readlink, "/proc/" .. tostring(pid) .. "/exe")
+  if not ok or type(exe) ~= "string" then
+    return nil
+  end
+  local real = vim.loop.fs_realpath(bin) or bin
+  local deleted = exe:match("^(.*) %(deleted%)$")
+  if deleted then
+    return deleted == real or deleted == bin
+  end
+  if exe == real then
+    return false
+  end
+  return nil
+end
+
+-- Says to restart when the host that runs is older than the binary on
+-- disk (the plugin was updated while Neovim ran): its version differs
+-- from what the binary reports, or it runs a file since replaced.
+local function check_running_host(r, info, bin)
+  local on_disk = binary_version(bin)
+  local advice = { ":Magenta restart (the next command starts the new host; the shown thread reopens when it was saved)" }
+  if on_disk and info.version and on_disk ~= info.version then
+    r.warn(string.format("the running host is %s but %s is %s (the plugin was updated): restart the host to use it",
+      tostring(info.version), bin, on_disk), advice)
+  elseif replaced_since_start(info.pid, bin) then
+    r.warn(string.format("the running host (pid %d) was started from a binary since rebuilt: restart the host to use the new %s",
+      info.pid, bin), advice)
+  end
+end
+
 function M.check()
   local r = reporter()
   local config = require("magenta.config")
@@ -51,13 +94,23 @@ function M.check()
     r.ok("setup() options are valid")
   else
     for _, problem in ipairs(config.problems) do
-      r.warn(problem .. " (the default is used)")
+      -- A bad profile is left out, not replaced (validate.lua says so).
+      if problem:find(" is left out: ", 1, true) then
+        r.warn(problem)
+      else
+        r.warn(problem .. " (the default is used)")
+      end
     end
+  end
+  local no_profile = config.no_profile_error()
+  if no_profile then
+    r.error("no usable profile: every profile given to setup() was left out, so magenta starts no thread"
+      .. " (the default profile is not used in place of yours)", { "fix the profiles named above in setup()" })
   end
 
   r.start("magenta: host")
   -- After one timeout, later requests are not tried: each would wait again.
-  local answered = true
+  local answered = not no_profile
   local bin = host.binary()
   if vim.fn.executable(bin) ~= 1 then
     r.error("the host binary is missing: " .. bin, { "run `make` in " .. host.root() })
@@ -78,9 +131,18 @@ function M.check()
         .. " (commands run under the host re-executed instead, a few ms slower each)",
         { "run `make` in " .. host.root() })
     end
-    local info, err = host.request("version")
+    -- Without a profile the host would not attach: it is not started.
+    local info, err
+    if no_profile then
+      err = "not started: no usable profile"
+    else
+      info, err = host.request("version")
+    end
     if info then
       r.ok(string.format("host %s running (pid %d), log: %s", info.version, info.pid, info.log))
+      check_running_host(r, info, bin)
+    elseif no_profile then
+      r.info("host: " .. err)
     else
       answered = false
       r.error("host: " .. tostring(err), { "see the log: " .. host.log_file() })
@@ -107,6 +169,12 @@ function M.check()
     local needed = p.apiKeyEnvVar ~= nil or p.provider == "anthropic" or p.baseUrl == nil
     local set = (vim.env[var] or "") ~= ""
     local what = string.format("profile %s (%s %s%s)", p.name, p.provider, p.model, p.baseUrl and (" at " .. p.baseUrl) or "")
+    -- The Anthropic SDK appends /v1/messages to baseUrl.
+    local base = p.provider == "anthropic" and type(p.baseUrl) == "string" and p.baseUrl:gsub("/+$", "")
+    if base and base:match("/v1$") then
+      r.warn(string.format("profile %s: an Anthropic baseUrl is the API root without /v1 (requests go to %s/v1/messages)", p.name, base),
+        { "baseUrl = \"" .. base:gsub("/v1$", "") .. "\"" })
+    end
     if set then
       r.ok(what .. ": " .. var .. " is set")
     elseif needed then
@@ -142,11 +210,12 @@ function M.check()
   if next(config.options.mcpServers or {}) == nil and config.options.mcpProjectFile == false then
     r.info("none configured (mcpServers in setup(); :help magenta-mcp)")
   elseif answered then
-    for _, line in ipairs(require("magenta.commands").mcp_lines()) do
-      if line:find("last error:", 1, true) then
-        r.warn(line)
+    -- The section has the heading mcp_lines would start with.
+    for _, line in ipairs(require("magenta.commands").mcp_lines(true)) do
+      if line:find("last error:", 1, true) or line:find("the host did not answer", 1, true) then
+        r.warn(vim.trim(line))
       else
-        r.info(line)
+        r.info(vim.trim(line))
       end
     end
   else

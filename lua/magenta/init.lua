@@ -30,6 +30,10 @@ local visual_actions = {
   inline_edit = { "inline-edit", "edit the selection in place" },
 }
 
+-- For the sidebar's key help (?) and which-key.
+M.global_actions = global_actions
+M.visual_actions = visual_actions
+
 local mapped = {}
 local mapped_visual = {}
 
@@ -75,6 +79,44 @@ local function set_keymaps()
   end
 end
 
+-- A language server reports a clean file once, right after it opens; the
+-- diagnostics tool must have seen that report even when the host starts
+-- later. So lsp.lua follows the reports from the first server attach on.
+-- Cheap: one autocommand; lsp.lua loads when a server attaches (or now,
+-- when servers already run: setup() called late).
+local function follow_lsp_reports()
+  local group = vim.api.nvim_create_augroup("magenta_lsp_reports", { clear = true })
+  local lsp = package.loaded["vim.lsp"]
+  if lsp and #(lsp.get_clients and lsp.get_clients() or lsp.get_active_clients()) > 0 then
+    require("magenta.lsp").track()
+  elseif vim.fn.exists("##LspAttach") == 1 then
+    vim.api.nvim_create_autocmd("LspAttach", {
+      group = group,
+      once = true,
+      callback = function(ev)
+        -- The attaching client has not reported yet: it just started.
+        require("magenta.lsp").track(ev.data and ev.data.client_id)
+      end,
+    })
+  else
+    -- 0.7 has no LspAttach. Its clients start from FileType autocommands
+    -- (lspconfig's, the user's): on the loop turn after a FileType that
+    -- loaded vim.lsp, tracking starts — before the new server's answer to
+    -- initialize can be read, so before it is sent the file.
+    vim.api.nvim_create_autocmd("FileType", {
+      group = group,
+      callback = function()
+        vim.schedule(function()
+          if package.loaded["vim.lsp"] then
+            pcall(vim.api.nvim_del_augroup_by_name, "magenta_lsp_reports")
+            require("magenta.lsp").track()
+          end
+        end)
+      end,
+    })
+  end
+end
+
 --- Configures magenta. Invalid options are reported (all of them, in one
 --- message) and replaced by their defaults; the plugin stays usable.
 function M.setup(opts)
@@ -84,8 +126,17 @@ function M.setup(opts)
   end
   vim.api.nvim_create_user_command("Magenta", function(cmd)
     M.command(cmd.fargs, cmd)
-  end, { nargs = "+", range = true, bang = true, complete = M.complete, desc = "magenta: AI coding agent" })
+  end, { nargs = "*", range = true, bang = true, complete = M.complete, desc = "magenta: AI coding agent" })
   set_keymaps()
+  follow_lsp_reports()
+  -- which-key names the keys' shared prefix (+magenta) once the startup
+  -- scripts ran (it may be set up after magenta); nothing without it.
+  vim.schedule(function()
+    local ok, wk = pcall(require, "which-key")
+    if ok and type(wk) == "table" then
+      require("magenta.keys").register_which_key(wk)
+    end
+  end)
   local host = package.loaded["magenta.host"]
   if host and host.running() then
     host.notify("configure", { options = config.for_host() })

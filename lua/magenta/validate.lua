@@ -11,7 +11,7 @@ local profile_schema = {
   model = "string",
   baseUrl = "string",
   apiKeyEnvVar = "string",
-  maxTokens = "number",
+  maxTokens = "integer",
   idleTimeout = "number",
   -- USD per million tokens; input and output are required, a cache price
   -- left out costs as input.
@@ -23,10 +23,10 @@ local profile_schema = {
     cacheWrite = "price",
   },
   -- Anthropic extended thinking; OpenAI-compatible reasoning effort.
-  thinking = { _required = { "budgetTokens" }, budgetTokens = "number" },
+  thinking = { _required = { "budgetTokens" }, budgetTokens = "integer" },
   reasoningEffort = { enum = { "low", "medium", "high" } },
   -- Compaction (:help magenta-compaction).
-  contextWindow = "number",
+  contextWindow = "integer",
   compactAt = "number",
   compactProfile = "string",
 }
@@ -62,7 +62,10 @@ end
 local agent_schema = { description = "string", systemPrompt = "string", tools = "strings", profile = "string" }
 
 local schema = {
-  profiles = { list = profile_schema },
+  -- A bad profile is left out alone (drop_bad_items): dropping the list
+  -- would put the default profile (Anthropic's public API) in place of a
+  -- proxy the user configured.
+  profiles = { list = profile_schema, drop_bad_items = true },
   sidebar = {
     position = { enum = { "left", "right", "above", "below", "tab" } },
     width = "number",
@@ -81,7 +84,8 @@ local schema = {
     },
     visual = { _or_false = true, paste_selection = keymap, inline_edit = keymap },
     inline = { _or_false = true, accept = keymap, reject = keymap },
-    input = { _or_false = true, send = keymap },
+    input = { _or_false = true, send = keymap, send_insert = keymap },
+    sidebar = { _or_false = true, close = keymap, help = keymap, insert = "strings|false" },
     display = {
       _or_false = true,
       activate = keymap,
@@ -96,17 +100,18 @@ local schema = {
   shell = {
     logRoot = "string",
     maxTimeout = "number",
-    logMaxBytes = "number",
-    logQuotaBytes = "number",
+    logMaxBytes = "integer",
+    logQuotaBytes = "integer",
     logMaxAgeDays = "number",
     rules = { list = rule_schema, allow_empty = true },
     interactive = { enum = { "model", "always", "never" } },
   },
+  inline = { completion = "boolean" },
   files = { rules = { list = file_rule_schema, allow_empty = true } },
   grep = { rgPath = "string", download = "boolean" },
   subagents = {
-    maxConcurrent = "number",
-    maxDepth = "number",
+    maxConcurrent = "integer",
+    maxDepth = "integer",
     fastProfile = "string",
     agents = { map = agent_schema, required = { "description" } },
   },
@@ -131,6 +136,58 @@ local schema = {
   logLevel = { enum = { "debug", "info", "warn", "error" } },
   host = { binary = "string", logFile = "string", requestTimeout = "number" },
 }
+
+-- The edit distance between a and b: insertions, deletions,
+-- substitutions and swaps of two neighbours (sned for send) cost one;
+-- letter case is ignored, so baseURL for baseUrl costs nothing.
+local function distance(a, b)
+  a, b = a:lower(), b:lower()
+  local d = {}
+  for i = 0, #a do
+    d[i] = { [0] = i }
+  end
+  for j = 1, #b do
+    d[0][j] = j
+  end
+  for i = 1, #a do
+    for j = 1, #b do
+      local cost = a:sub(i, i) == b:sub(j, j) and 0 or 1
+      d[i][j] = math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
+      if i > 1 and j > 1 and a:sub(i, i) == b:sub(j - 1, j - 1) and a:sub(i - 1, i - 1) == b:sub(j, j) then
+        d[i][j] = math.min(d[i][j], d[i - 2][j - 2] + 1)
+      end
+    end
+  end
+  return d[#a][#b]
+end
+
+--- The candidate nearest to name, when it is near enough to be the
+--- intended one (a third of the letters wrong, at least one allowed);
+--- nil otherwise. Ties go to the first in sorted order.
+function M.nearest(name, candidates)
+  if type(name) ~= "string" or name == "" then
+    return nil
+  end
+  local best, best_d
+  local sorted = vim.list_slice(candidates, 1, #candidates)
+  table.sort(sorted)
+  for _, c in ipairs(sorted) do
+    local d = distance(name, c)
+    if d < (best_d or math.huge) then
+      best, best_d = c, d
+    end
+  end
+  if best and best ~= name and best_d <= math.max(1, math.floor(#name / 3)) and best_d < #name then
+    return best
+  end
+  return nil
+end
+
+-- " (did you mean 'x'?)" when a candidate is near name, else "".
+local function did_you_mean(name, candidates)
+  local near = M.nearest(name, candidates)
+  return near and string.format(" (did you mean '%s'?)", near) or ""
+end
 
 local function is_string_list(value)
   if type(value) ~= "table" then
@@ -159,6 +216,11 @@ local function type_ok(expected, value)
     if t == "price" and type(value) == "number" and value >= 0 and value < math.huge then
       return true
     end
+    -- The host decodes these into Go ints, which refuse 1.5: the whole
+    -- options would be rejected, not just this one.
+    if t == "integer" and type(value) == "number" and value == math.floor(value) and math.abs(value) < math.huge then
+      return true
+    end
     if type(value) == t then
       return true
     end
@@ -176,10 +238,13 @@ local function clean(path, spec, value, problems)
   end
   if type(spec) == "string" then
     if not type_ok(spec, value) then
-      local want = spec:gsub("strings", "a list of strings"):gsub("price", "a non-negative number"):gsub("|", " or ")
+      local want = spec:gsub("strings", "a list of strings")
+        :gsub("price", "a non-negative number")
+        :gsub("integer", "a whole number")
+        :gsub("|", " or ")
       local got = type(value)
-      if spec == "price" and got == "number" then
-        got = tostring(value) -- a negative price: say which
+      if (spec == "price" or spec == "integer") and got == "number" then
+        got = tostring(value) -- a negative price or a fraction: say which
       end
       return bad("option '%s' must be %s, got %s", path, want, got)
     end
@@ -195,7 +260,13 @@ local function clean(path, spec, value, problems)
     for i, v in ipairs(spec.enum) do
       names[i] = tostring(v)
     end
-    return bad("option '%s' must be one of %s, got %s", path, table.concat(names, ", "), vim.inspect(value))
+    return bad(
+      "option '%s' must be one of %s, got %s%s",
+      path,
+      table.concat(names, ", "),
+      vim.inspect(value),
+      did_you_mean(value, names)
+    )
   end
   if value == false and spec._or_false then
     return value
@@ -247,12 +318,15 @@ local function clean(path, spec, value, problems)
         return bad("option '%s' must be a list, but has the key '%s'", path, tostring(k))
       end
     end
-    -- A list is kept only when every item is valid: half a list of
-    -- profiles or rules would silently change what the user asked for.
+    -- A list of rules is kept only when every item is valid: half a list
+    -- would silently change what the user asked for. Profiles
+    -- (drop_bad_items) lose only their bad items, each named.
     local before = #problems
+    local kept = {}
     for i, item in ipairs(value) do
       local item_path = string.format("%s[%d]", path, i)
-      clean(item_path, spec.list, item, problems)
+      local item_problems = spec.drop_bad_items and {} or problems
+      clean(item_path, spec.list, item, item_problems)
       local required = (spec.list == profile_schema and required_profile_keys)
         or (spec.list == rule_schema and { "command" })
         or (spec.list == file_rule_schema and { "path" })
@@ -260,10 +334,21 @@ local function clean(path, spec, value, problems)
       if type(item) == "table" then
         for _, key in ipairs(required) do
           if item[key] == nil then
-            bad("option '%s.%s' is required", item_path, key)
+            item_problems[#item_problems + 1] = string.format("option '%s.%s' is required", item_path, key)
           end
         end
       end
+      if spec.drop_bad_items and #item_problems > 0 then
+        local name = type(item) == "table" and type(item.name) == "string" and string.format("profile %q (%s)", item.name, item_path)
+          or item_path
+        table.sort(item_problems)
+        bad("%s is left out: %s", name, table.concat(item_problems, ", "))
+      elseif spec.drop_bad_items then
+        kept[#kept + 1] = item
+      end
+    end
+    if spec.drop_bad_items then
+      return kept
     end
     if #problems > before then
       return nil
@@ -280,7 +365,13 @@ local function clean(path, spec, value, problems)
     local sub = spec[k]
     local sub_path = path == "" and tostring(k) or path .. "." .. tostring(k)
     if sub == nil or k == "_or_false" or k == "_required" then
-      bad("unknown option '%s'", sub_path)
+      local names = {}
+      for name in pairs(spec) do
+        if type(name) == "string" and name:sub(1, 1) ~= "_" then
+          names[#names + 1] = name
+        end
+      end
+      bad("unknown option '%s'%s", sub_path, did_you_mean(type(k) == "string" and k or nil, names))
     else
       out[k] = clean(sub_path, sub, v, problems)
     end
@@ -295,6 +386,61 @@ function M.check(opts)
   local kept = clean("", schema, opts, problems)
   table.sort(problems)
   return kept or {}, problems
+end
+
+--- Every option the schema knows, sorted by path, for the test that holds
+--- this schema, pkg/config and doc/magenta.txt together
+--- (pkg/host/options_schema_test.go): { path = "profiles[].maxTokens",
+--- type = "integer", enum = nil }. A list's items are "[]", a map's
+--- entries "*"; a type is string, number, integer, boolean, false, list
+--- or map, several joined by "|" in sorted order; an enum's type is that
+--- of its values.
+function M.schema_paths()
+  local out = {}
+  local function add(path, types, enum)
+    local seen, list = {}, {}
+    for _, t in ipairs(types) do
+      t = ({ strings = "list", price = "number" })[t] or t
+      if not seen[t] then
+        seen[t], list[#list + 1] = true, t
+      end
+    end
+    table.sort(list)
+    out[#out + 1] = { path = path, type = table.concat(list, "|"), enum = enum }
+  end
+  local function walk(path, spec)
+    if type(spec) == "string" then
+      local types = {}
+      for t in spec:gmatch("[^|]+") do
+        types[#types + 1] = t
+      end
+      return add(path, types)
+    end
+    if spec.enum then
+      local types = {}
+      for i, v in ipairs(spec.enum) do
+        types[i] = type(v)
+      end
+      return add(path, types, spec.enum)
+    end
+    if spec.map or spec.list then
+      add(path, { spec.map and "map" or "list" })
+      if type(spec.map or spec.list) == "table" then
+        walk(path .. (spec.map and ".*" or "[]"), spec.map or spec.list)
+      end
+      return
+    end
+    for k, sub in pairs(spec) do
+      if type(k) == "string" and k:sub(1, 1) ~= "_" then
+        walk(path == "" and k or path .. "." .. k, sub)
+      end
+    end
+  end
+  walk("", schema)
+  table.sort(out, function(a, b)
+    return a.path < b.path
+  end)
+  return out
 end
 
 return M

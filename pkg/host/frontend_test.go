@@ -16,24 +16,24 @@ import (
 
 func TestSetupValidatesOptions(t *testing.T) {
 	cases := []struct{ opts, want string }{
-		{`{ sidebar = { positon = "left" } }`, "unknown option 'sidebar.positon'"},
+		{`{ sidebar = { positon = "left" } }`, "unknown option 'sidebar.positon' (did you mean 'position'?)"},
 		{`{ bogus = 1 }`, "unknown option 'bogus'"},
 		{`{ sidebar = { width = "wide" } }`, "option 'sidebar.width' must be number, got string"},
 		{`{ sidebar = { position = "middle" } }`, "option 'sidebar.position' must be one of left, right, above, below, tab, got \"middle\""},
-		{`{ profiles = {} }`, "option 'profiles' must be a non-empty list"},
-		{`{ profiles = { { name = "x", provider = "anthropic" } } }`, "option 'profiles[1].model' is required"},
-		{`{ profiles = { { name = "x", provider = "gemini", model = "m" } } }`, "option 'profiles[1].provider' must be one of anthropic, openai, got \"gemini\""},
-		{`{ profiles = { { name = "x", provider = "openai", model = "m", extra = true } } }`, "unknown option 'profiles[1].extra'"},
+		{`{ profiles = {} }`, "option 'profiles' must be a non-empty list" + noProfileLeft},
+		{`{ profiles = { { name = "x", provider = "anthropic" } } }`, "profile \"x\" (profiles[1]) is left out: option 'profiles[1].model' is required" + noProfileLeft},
+		{`{ profiles = { { name = "x", provider = "gemini", model = "m" } } }`, "profile \"x\" (profiles[1]) is left out: option 'profiles[1].provider' must be one of anthropic, openai, got \"gemini\"" + noProfileLeft},
+		{`{ profiles = { { name = "x", provider = "openai", model = "m", extra = true } } }`, "profile \"x\" (profiles[1]) is left out: unknown option 'profiles[1].extra'" + noProfileLeft},
 		{`{ keymaps = { global = { toggle = 5 } } }`, "option 'keymaps.global.toggle' must be string or false, got number"},
 		{`{ logLevel = "loud" }`, "option 'logLevel' must be one of debug, info, warn, error, got \"loud\""},
-		{`{ profiles = { { name = "x", provider = "openai", model = "m", idleTimeout = "1m" } } }`, "option 'profiles[1].idleTimeout' must be number, got string"},
-		{`{ profiles = { { name = "x", provider = "openai", model = "m", pricing = { input = -1, output = 15 } } } }`, "option 'profiles[1].pricing.input' must be a non-negative number, got -1"},
-		{`{ profiles = { { name = "x", provider = "openai", model = "m", pricing = { input = 3, output = 15, cacheRead = "cheap" } } } }`, "option 'profiles[1].pricing.cacheRead' must be a non-negative number, got string"},
-		{`{ profiles = { { name = "x", provider = "openai", model = "m", pricing = { input = 3 } } } }`, "option 'profiles[1].pricing.output' is required"},
-		{`{ profiles = { { name = "x", provider = "openai", model = "m", pricing = { input = 3, output = 15, cache = 1 } } } }`, "unknown option 'profiles[1].pricing.cache'"},
-		{`{ profiles = { { name = "x", provider = "anthropic", model = "m", thinking = { budgetTokens = "big" } } } }`, "option 'profiles[1].thinking.budgetTokens' must be number, got string"},
-		{`{ profiles = { { name = "x", provider = "openai", model = "m", reasoningEffort = "max" } } }`, "option 'profiles[1].reasoningEffort' must be one of low, medium, high, got \"max\""},
-		{`{ profiles = { { name = "x", provider = "openai", model = "m", compactAt = "80%" } } }`, "option 'profiles[1].compactAt' must be number, got string"},
+		{`{ profiles = { { name = "x", provider = "openai", model = "m", idleTimeout = "1m" } } }`, "profile \"x\" (profiles[1]) is left out: option 'profiles[1].idleTimeout' must be number, got string" + noProfileLeft},
+		{`{ profiles = { { name = "x", provider = "openai", model = "m", pricing = { input = -1, output = 15 } } } }`, "profile \"x\" (profiles[1]) is left out: option 'profiles[1].pricing.input' must be a non-negative number, got -1" + noProfileLeft},
+		{`{ profiles = { { name = "x", provider = "openai", model = "m", pricing = { input = 3, output = 15, cacheRead = "cheap" } } } }`, "profile \"x\" (profiles[1]) is left out: option 'profiles[1].pricing.cacheRead' must be a non-negative number, got string" + noProfileLeft},
+		{`{ profiles = { { name = "x", provider = "openai", model = "m", pricing = { input = 3 } } } }`, "profile \"x\" (profiles[1]) is left out: option 'profiles[1].pricing.output' is required" + noProfileLeft},
+		{`{ profiles = { { name = "x", provider = "openai", model = "m", pricing = { input = 3, output = 15, cache = 1 } } } }`, "profile \"x\" (profiles[1]) is left out: unknown option 'profiles[1].pricing.cache'" + noProfileLeft},
+		{`{ profiles = { { name = "x", provider = "anthropic", model = "m", thinking = { budgetTokens = "big" } } } }`, "profile \"x\" (profiles[1]) is left out: option 'profiles[1].thinking.budgetTokens' must be a whole number, got string" + noProfileLeft},
+		{`{ profiles = { { name = "x", provider = "openai", model = "m", reasoningEffort = "max" } } }`, "profile \"x\" (profiles[1]) is left out: option 'profiles[1].reasoningEffort' must be one of low, medium, high, got \"max\"" + noProfileLeft},
+		{`{ profiles = { { name = "x", provider = "openai", model = "m", compactAt = "80%" } } }`, "profile \"x\" (profiles[1]) is left out: option 'profiles[1].compactAt' must be number, got string" + noProfileLeft},
 		{`{ shell = { interactive = "sometimes" } }`, "option 'shell.interactive' must be one of model, always, never, got \"sometimes\""},
 		{`{ keymaps = { display = { terminal = 1 } } }`, "option 'keymaps.display.terminal' must be string or false, got number"},
 		{`{ host = { requestTimeout = "5s" } }`, "option 'host.requestTimeout' must be number, got string"},
@@ -202,7 +202,7 @@ func TestHelpFile(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(doc, "magenta.txt"), text, 0o644))
 		n.Command("helptags " + doc)
 		n.Command("set rtp^=" + filepath.Dir(doc))
-		for _, tag := range []string{"magenta", "magenta.setup()", ":Magenta-toggle", "magenta-options-profiles", "magenta-keymaps", "magenta-interactive", "magenta-mcp-project", ":Magenta-mcp-trust", "magenta-sandbox-home", "magenta-sandbox-env"} {
+		for _, tag := range []string{"magenta", "magenta.setup()", ":Magenta-toggle", "magenta-options-profiles", "magenta-keymaps", "magenta-interactive", "magenta-mcp-project", ":Magenta-mcp-trust", "magenta-sandbox-home", "magenta-sandbox-env", "magenta-sidebar-keys", "magenta-which-key"} {
 			n.Command("help " + tag)
 			n.Command("helpclose")
 		}

@@ -49,6 +49,10 @@ type Options struct {
 	// a scripted memshell, whose interactive commands have a scripted
 	// Terminal).
 	Shell capabilities.Shell
+	// Warm starts the provider process ahead of the first request, in
+	// the background (remote.Client.Warm); called when the sidebar first
+	// opens (warm.go), it must not block. Nil: nothing to start.
+	Warm func()
 }
 
 // Host serves one Neovim connection.
@@ -100,6 +104,9 @@ type Host struct {
 	mcpProject *project.Gate
 	// mcpLine is what the threads' headers show about MCP servers.
 	mcpLine func() view.MCPLine
+
+	// warmed: what the first request needs was started (warm.go).
+	warmed atomic.Bool
 
 	closeOnce sync.Once
 
@@ -237,6 +244,9 @@ func (h *Host) onEvent(args []any) {
 	slog.Debug("event", "name", ev.name)
 	if ev.name == "attach" {
 		h.attach(ev)
+		if ev.int("display") != 0 { // a new host while the sidebar exists
+			h.sidebarOpened()
+		}
 		return
 	}
 	if ev.name == "lsp_result" {
@@ -257,6 +267,9 @@ func (h *Host) onEvent(args []any) {
 	if ev.name == "display" {
 		if !h.setDisplay(ev.int("buf")) {
 			return
+		}
+		if ev.int("buf") != 0 { // the sidebar's buffers were made: it opens
+			h.sidebarOpened()
 		}
 		if app := h.App(); app != nil {
 			app.Refresh()
@@ -317,6 +330,8 @@ func (h *Host) dispatch(app *chat.App, ev event) {
 		app.SetProfile(ev.str("name"))
 	case "context_files":
 		app.AddContext(ev.strs("paths"))
+	case "attach_files": // :Magenta add-buffer: says what it added, and where
+		app.AttachFiles(ev.strs("paths"))
 	case "key":
 		app.KeyOnFrame(viewKey(ev.str("key")), ev.int("line"), ev.int("frame"))
 	case "inline_edit":
@@ -359,11 +374,12 @@ func (h *Host) attach(ev event) {
 	app, err := chat.NewApp(h.ctx, opts, chat.AppDeps{
 		Screen: shownScreen{h.renderer, shown}, Tools: reg, Env: env,
 		NewProvider:  h.opts.NewProvider,
-		SystemPrompt: chat.SystemPrompt(env.Cwd, opts.SystemPrompt),
+		SystemPrompt: chat.SystemPrompt(env, opts.SystemPrompt),
 		Broker:       h.broker,
 		ContextFiles: h.contextFiles,
 		Terminals:    h.terms,
 		MCP:          h.mcpLine,
+		ToolServers:  h.toolServers(),
 		Store:        h.threadStore(opts, ev.str("dataDir"), env.Cwd),
 		OpenEnv:      h.openSavedEnv(opts),
 	})
@@ -505,6 +521,10 @@ func (h *Host) onRequest(args []any) (result any, err error) {
 			return app.ThreadIDs(), nil
 		}
 		return []string{}, nil
+	case "approvals":
+		// How many approvals wait, in any thread: the display's approve
+		// key goes to the input instead only when none does (sidebar.lua).
+		return map[string]any{"pending": len(h.broker.Pending(""))}, nil
 	}
 	return nil, errorf("unknown request %q", ev.name)
 }
