@@ -146,7 +146,33 @@ func BenchmarkFirstToggle(b *testing.B) {
 	// Three MCP servers configured must not change it: they start when a
 	// thread first sends a request, not at attach.
 	const threeMCP = `mcpServers = { a = { command = "cat" }, b = { command = "cat" }, c = { url = "http://127.0.0.1:9/mcp" } },`
+	child := filepath.Join(b.TempDir(), "minimalchild")
+	if out, err := exec.Command("go", "build", "-o", child, "./testdata/minimalchild").CombinedOutput(); err != nil {
+		b.Fatalf("building the minimal child: %v\n%s", err, out)
+	}
 	for _, bin := range bins {
+		// The floor: a Go RPC child showing one line in a split, no
+		// plugin (testdata/minimalchild); same clock, same end mark.
+		b.Run(nvimtest.Version(b, bin)+"/minimal-child", func(b *testing.B) {
+			samples := make([]float64, 0, b.N)
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				n := nvimtest.Start(b, bin)
+				n.Serve()
+				b.StartTimer()
+				n.Lua(`_G.magenta_bench = { start = vim.loop.hrtime() }; vim.fn.jobstart({ ... }, { rpc = true })`, child)
+				var ns float64
+				n.WaitFor("the child's line", func() bool {
+					n.LuaResult(&ns, `local b = _G.magenta_bench; return b.done and (b.done - b.start) or -1`)
+					return ns >= 0
+				}, n.Messages)
+				b.StopTimer()
+				samples = append(samples, ns)
+				_ = n.V.Close()
+				b.StartTimer()
+			}
+			b.ReportMetric(median(samples)/1e6, "toggle-ms-median")
+		})
 		for _, mcp := range []string{"", threeMCP} {
 			name := nvimtest.Version(b, bin)
 			if mcp != "" {

@@ -33,27 +33,93 @@ local function scratch(name, role)
   return buf
 end
 
-local function map(buf, lhs, fn, desc)
-  if lhs and lhs ~= false then
-    vim.keymap.set("n", lhs, fn, { buffer = buf, nowait = true, silent = true, desc = desc })
+local function map(buf, lhs, fn, desc, modes)
+  if type(lhs) == "string" and lhs ~= "" then
+    vim.keymap.set(modes or "n", lhs, fn, { buffer = buf, nowait = true, silent = true, desc = desc })
   end
 end
+
+local function keymaps(group)
+  local km = config.options.keymaps
+  local keys = type(km) == "table" and km[group]
+  return type(keys) == "table" and keys or {}
+end
+
+-- The keys both sidebar buffers share (keymaps.sidebar), handled here.
+local function map_sidebar_keys(buf)
+  local keys = keymaps("sidebar")
+  map(buf, keys.close, function()
+    M.close()
+  end, "magenta: close the sidebar")
+  map(buf, keys.help, function()
+    require("magenta.keys").help()
+  end, "magenta: show the sidebar's keys")
+end
+
+-- Whether an approval may be waiting for a display key: one is drawn in
+-- buf (only real requests' choices get MagentaApprovalChoice), or the
+-- host says one waits in any thread. When the host cannot tell, it is
+-- taken to be waiting: a key meant to answer must never start typing.
+local function approval_may_wait(buf)
+  local ns = require("magenta.ui").ns
+  for _, m in ipairs(api.nvim_buf_get_extmarks(buf, ns, 0, -1, { details = true })) do
+    if m[4] and m[4].hl_group == "MagentaApprovalChoice" then
+      return true
+    end
+  end
+  if not host().running() then
+    return false
+  end
+  local res = host().request("approvals")
+  return not (type(res) == "table" and res.pending == 0)
+end
+
+-- Display keys that answer approvals: when one of them is also an insert
+-- key (the default approve "a", always "A"), it goes to the input only
+-- while no approval waits anywhere. While one waits it stays the
+-- approval key even off the request: the host then says where to put
+-- the cursor (or in which thread the request is) instead of the key
+-- silently starting to type into the input.
+M.APPROVAL_KEYS = { approve = true, always = true, deny = true }
+local approval_keys = M.APPROVAL_KEYS
 
 local function create_display()
   local buf = scratch(M.DISPLAY_NAME, "display")
   vim.bo[buf].modifiable = false
   vim.bo[buf].undolevels = -1
-  vim.bo[buf].filetype = "magenta"
-  local keys = config.options.keymaps and config.options.keymaps.display or {}
-  for key, lhs in pairs(keys or {}) do
-    map(buf, lhs, function()
+  local keys = keymaps("display")
+  local insert = {}
+  for _, lhs in ipairs(type(keymaps("sidebar").insert) == "table" and keymaps("sidebar").insert or {}) do
+    insert[lhs] = true
+  end
+  for key, lhs in pairs(keys) do
+    local function forward()
       local line = api.nvim_win_get_cursor(0)[1] - 1
       -- The frame this buffer shows: the host resolves the key on it,
       -- even if a newer frame is on its way.
       local ok, frame = pcall(api.nvim_buf_get_var, buf, "magenta_frame")
       host().notify("key", { key = key, line = line, frame = ok and frame or 0 })
-    end, "magenta: " .. key)
+    end
+    if insert[lhs] and approval_keys[key] then
+      map(buf, lhs, function()
+        if approval_may_wait(buf) then
+          forward()
+        else
+          M.focus_input()
+        end
+      end, "magenta: " .. key .. " (no approval waiting: go to the input)")
+    else
+      map(buf, lhs, forward, "magenta: " .. key)
+    end
+    -- A display key that is not an approval key keeps its meaning.
+    insert[lhs] = nil
   end
+  for lhs in pairs(insert) do
+    map(buf, lhs, function()
+      M.focus_input()
+    end, "magenta: go to the input")
+  end
+  map_sidebar_keys(buf)
   api.nvim_create_autocmd("BufWipeout", {
     buffer = buf,
     once = true,
@@ -67,10 +133,17 @@ end
 
 local function create_input()
   local buf = scratch(M.INPUT_NAME, "input")
-  vim.bo[buf].filetype = "magenta-input"
   vim.bo[buf].omnifunc = "magenta#mentions#omnifunc" -- @-mentions (:help magenta-mentions)
-  local keys = config.options.keymaps and config.options.keymaps.input or {}
-  map(buf, keys and keys.send, M.send, "magenta: send")
+  -- "@" is a keyword character here, so completion plugins whose trigger
+  -- is a keyword (cmp-omni's \k\+) start on "@" alone. The omnifunc
+  -- finds the mention's start itself and does not read 'iskeyword'.
+  if not vim.tbl_contains(vim.split(vim.bo[buf].iskeyword, ",", { plain = true }), "@-@") then
+    vim.bo[buf].iskeyword = vim.bo[buf].iskeyword .. ",@-@"
+  end
+  local keys = keymaps("input")
+  map(buf, keys.send, M.send, "magenta: send")
+  map(buf, keys.send_insert, M.send, "magenta: send", { "i", "n" })
+  map_sidebar_keys(buf)
   api.nvim_create_autocmd("BufWipeout", {
     buffer = buf,
     once = true,
@@ -79,6 +152,22 @@ local function create_input()
     end,
   })
   return buf
+end
+
+M.FILETYPES = { display = "magenta", input = "magenta-input" }
+
+-- Setting 'filetype' runs the FileType autocommands and searches the
+-- runtimepath for ftplugins (~1-2 ms per buffer with no plugins, more
+-- with many), so the first open sets it just after returning: Neovim
+-- does it while the host starts, not before the windows appear. The
+-- user's ftplugins for these filetypes run after ours (omnifunc,
+-- iskeyword), so they can change them.
+local function set_filetypes()
+  for role, buf in pairs({ display = state.display, input = state.input }) do
+    if valid(buf) and vim.bo[buf].filetype == "" then
+      vim.bo[buf].filetype = M.FILETYPES[role]
+    end
+  end
 end
 
 -- Markdown syntax takes 7-9 ms per buffer to load (it pulls in HTML), so
@@ -101,13 +190,17 @@ function M.load_syntax()
 end
 
 local function ensure_buffers()
-  local fresh = false
+  local fresh, made = false, false
   if not valid(state.display) then
     state.display = create_display()
-    fresh = true
+    fresh, made = true, true
   end
   if not valid(state.input) then
     state.input = create_input()
+    made = true
+  end
+  if made then
+    vim.schedule(set_filetypes)
   end
   syntax_pending = syntax_pending or fresh or vim.bo[state.input].syntax == ""
   return fresh
@@ -237,8 +330,37 @@ function M.restore_input(text)
   api.nvim_buf_set_lines(state.input, 0, -1, false, lines)
 end
 
+--- Moves to the input window (splitting one below the display when the
+--- input is not shown) and starts insert mode at the end of its text.
+function M.focus_input()
+  ensure_buffers()
+  local win
+  for _, w in ipairs(wins_of(state.input)) do
+    if api.nvim_win_get_tabpage(w) == api.nvim_get_current_tabpage() then
+      win = w
+      break
+    end
+  end
+  if not win then
+    vim.cmd("belowright sbuffer " .. state.input)
+    win = api.nvim_get_current_win()
+    api.nvim_win_set_height(win, config.options.sidebar.inputHeight)
+    style(win, "height")
+  end
+  api.nvim_set_current_win(win)
+  local last = api.nvim_buf_line_count(state.input)
+  local text = api.nvim_buf_get_lines(state.input, last - 1, last, false)[1] or ""
+  api.nvim_win_set_cursor(win, { last, #text })
+  vim.cmd("startinsert!")
+end
+
 --- Sends what the input buffer holds, and clears it once the host has it.
 function M.send()
+  local no_profile = config.no_profile_error()
+  if no_profile then
+    vim.notify(no_profile .. " The message stays in the input.", vim.log.levels.ERROR)
+    return
+  end
   ensure_buffers()
   local lines = api.nvim_buf_get_lines(state.input, 0, -1, false)
   local text = table.concat(lines, "\n")
