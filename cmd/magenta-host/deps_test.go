@@ -32,7 +32,7 @@ func TestHostLinksNoProviderSDK(t *testing.T) {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}
 	for _, pkg := range strings.Fields(string(out)) {
-		for _, sdk := range []string{"github.com/anthropics/anthropic-sdk-go", "github.com/openai/openai-go", "github.com/magenta-nvim/magenta/pkg/chat/backend"} {
+		for _, sdk := range []string{"github.com/anthropics/anthropic-sdk-go", "github.com/openai/openai-go", "github.com/magenta-nvim/magenta/pkg/provider/backend"} {
 			if strings.HasPrefix(pkg, sdk) {
 				t.Errorf("the host links %s; it belongs in cmd/magenta-provider", pkg)
 			}

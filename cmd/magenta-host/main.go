@@ -25,9 +25,9 @@ import (
 
 	"github.com/magenta-nvim/magenta/pkg/bashperm"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/procsup"
-	"github.com/magenta-nvim/magenta/pkg/chat/provider"
-	"github.com/magenta-nvim/magenta/pkg/chat/provider/remote"
 	"github.com/magenta-nvim/magenta/pkg/host"
+	"github.com/magenta-nvim/magenta/pkg/provider"
+	"github.com/magenta-nvim/magenta/pkg/provider/remote"
 )
 
 // version is set by the Makefile (-ldflags "-X main.version=...").

@@ -11,9 +11,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/magenta-nvim/magenta/pkg/chat/provider/providertest"
 	"github.com/magenta-nvim/magenta/pkg/nvimtest"
 	"github.com/magenta-nvim/magenta/pkg/proctest"
+	"github.com/magenta-nvim/magenta/pkg/provider/providertest"
 )
 
 // providerChildren lists the live provider processes whose parent is

@@ -12,8 +12,8 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/magenta-nvim/magenta/pkg/chat/backend"
-	"github.com/magenta-nvim/magenta/pkg/chat/provider/remote"
+	"github.com/magenta-nvim/magenta/pkg/provider/backend"
+	"github.com/magenta-nvim/magenta/pkg/provider/remote"
 )
 
 // version is set by the Makefile (-ldflags "-X main.version=...").

@@ -3,10 +3,32 @@ package capabilities
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // ErrNoLanguageServer: no attached server supports the request.
 var ErrNoLanguageServer = errors.New("no language server")
+
+// ErrEditorNotAnswering: the editor did not answer a request in time
+// (Neovim held by a prompt, say); the error says what to do. The tools
+// pass such errors on as they are, without calling them a server failure.
+var ErrEditorNotAnswering = errors.New("the editor did not answer")
+
+// Bounds of one language-server request through the editor. They are
+// the capability's contract (the tools quote them to the model), so they
+// live here, not in the adapter that applies them.
+const (
+	// LSPClientWait is how long a request waits for a server to attach
+	// (a file just loaded may still be starting one).
+	LSPClientWait = 5 * time.Second
+	// LSPDiagnosticsWait is how long the diagnostics tool waits for every
+	// attached server to report on a file's current text (servers
+	// publish asynchronously after an open or a change; gopls takes ~1 s
+	// on a cold module).
+	LSPDiagnosticsWait = 10 * time.Second
+	// LSPRequestTimeout bounds a whole request.
+	LSPRequestTimeout = 20 * time.Second
+)
 
 // Position is a 0-based line and byte column in a file.
 type Position struct {

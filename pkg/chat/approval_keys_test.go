@@ -11,10 +11,10 @@ import (
 
 	"github.com/magenta-nvim/magenta/pkg/approval"
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
-	"github.com/magenta-nvim/magenta/pkg/chat/provider"
-	"github.com/magenta-nvim/magenta/pkg/chat/provider/providertest"
 	"github.com/magenta-nvim/magenta/pkg/chat/view"
 	"github.com/magenta-nvim/magenta/pkg/config"
+	"github.com/magenta-nvim/magenta/pkg/provider"
+	"github.com/magenta-nvim/magenta/pkg/provider/providertest"
 	"github.com/magenta-nvim/magenta/pkg/tools"
 )
 

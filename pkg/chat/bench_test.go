@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/magenta-nvim/magenta/pkg/chat/provider"
 	"github.com/magenta-nvim/magenta/pkg/chat/view"
 	"github.com/magenta-nvim/magenta/pkg/config"
+	"github.com/magenta-nvim/magenta/pkg/provider"
 	"github.com/magenta-nvim/magenta/pkg/tools"
 )
 

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/magenta-nvim/magenta/pkg/chat/provider"
 	"github.com/magenta-nvim/magenta/pkg/chat/view"
+	"github.com/magenta-nvim/magenta/pkg/provider"
 )
 
 // compactionRequest is the user message of a compaction request: the

@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
-	"github.com/magenta-nvim/magenta/pkg/chat/provider"
 	"github.com/magenta-nvim/magenta/pkg/chat/view"
 	"github.com/magenta-nvim/magenta/pkg/edit"
+	"github.com/magenta-nvim/magenta/pkg/provider"
 )
 
 // ContextFileMaxBytes caps a context file sent whole; larger files are

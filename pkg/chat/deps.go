@@ -5,9 +5,9 @@ import (
 
 	"github.com/magenta-nvim/magenta/pkg/approval"
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
-	"github.com/magenta-nvim/magenta/pkg/chat/provider"
 	"github.com/magenta-nvim/magenta/pkg/chat/view"
 	"github.com/magenta-nvim/magenta/pkg/config"
+	"github.com/magenta-nvim/magenta/pkg/provider"
 	"github.com/magenta-nvim/magenta/pkg/threadstore"
 	"github.com/magenta-nvim/magenta/pkg/tools"
 )

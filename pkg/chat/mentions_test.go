@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/magenta-nvim/magenta/pkg/chat/provider"
+	"github.com/magenta-nvim/magenta/pkg/provider"
 )
 
 // Attachments go before the text of their own message, also when the

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/magenta-nvim/magenta/pkg/chat/provider"
 	"github.com/magenta-nvim/magenta/pkg/chat/view"
 	"github.com/magenta-nvim/magenta/pkg/config"
+	"github.com/magenta-nvim/magenta/pkg/provider"
 	"github.com/magenta-nvim/magenta/pkg/threadstore"
 	"github.com/magenta-nvim/magenta/pkg/tools"
 )

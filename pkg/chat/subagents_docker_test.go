@@ -11,9 +11,9 @@ import (
 	"github.com/magenta-nvim/magenta/pkg/capabilities/docker"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/docker/dockertest"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/localshell"
-	"github.com/magenta-nvim/magenta/pkg/chat/provider"
-	"github.com/magenta-nvim/magenta/pkg/chat/provider/providertest"
 	"github.com/magenta-nvim/magenta/pkg/config"
+	"github.com/magenta-nvim/magenta/pkg/provider"
+	"github.com/magenta-nvim/magenta/pkg/provider/providertest"
 )
 
 // A sub-agent of a thread working in a Docker container works in the same

@@ -12,10 +12,10 @@ import (
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/memshell"
-	"github.com/magenta-nvim/magenta/pkg/chat/provider"
-	"github.com/magenta-nvim/magenta/pkg/chat/provider/providertest"
 	"github.com/magenta-nvim/magenta/pkg/chat/view"
 	"github.com/magenta-nvim/magenta/pkg/config"
+	"github.com/magenta-nvim/magenta/pkg/provider"
+	"github.com/magenta-nvim/magenta/pkg/provider/providertest"
 	"github.com/magenta-nvim/magenta/pkg/tools"
 )
 

@@ -3,9 +3,9 @@ package chat
 import (
 	"strings"
 
-	"github.com/magenta-nvim/magenta/pkg/chat/provider"
 	"github.com/magenta-nvim/magenta/pkg/chat/view"
 	"github.com/magenta-nvim/magenta/pkg/config"
+	"github.com/magenta-nvim/magenta/pkg/provider"
 )
 
 // foldedText is the state of an entry drawn folded: a model's thinking

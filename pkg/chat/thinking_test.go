@@ -6,9 +6,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/magenta-nvim/magenta/pkg/chat/provider"
 	"github.com/magenta-nvim/magenta/pkg/chat/view"
 	"github.com/magenta-nvim/magenta/pkg/config"
+	"github.com/magenta-nvim/magenta/pkg/provider"
 )
 
 // Thinking streams into a folded line under the reply's heading; = on

@@ -10,9 +10,9 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/magenta-nvim/magenta/pkg/chat/provider"
 	"github.com/magenta-nvim/magenta/pkg/chat/view"
 	"github.com/magenta-nvim/magenta/pkg/config"
+	"github.com/magenta-nvim/magenta/pkg/provider"
 )
 
 // inboxSize bounds a thread's queue; senders wait when it is full, which

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
-	"github.com/magenta-nvim/magenta/pkg/chat/provider"
 	"github.com/magenta-nvim/magenta/pkg/chat/view"
+	"github.com/magenta-nvim/magenta/pkg/provider"
 	"github.com/magenta-nvim/magenta/pkg/tools"
 )
 

@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
-	"github.com/magenta-nvim/magenta/pkg/chat/provider"
-	"github.com/magenta-nvim/magenta/pkg/chat/provider/providertest"
 	"github.com/magenta-nvim/magenta/pkg/config"
+	"github.com/magenta-nvim/magenta/pkg/provider"
+	"github.com/magenta-nvim/magenta/pkg/provider/providertest"
 	"github.com/magenta-nvim/magenta/pkg/tools"
 )
 

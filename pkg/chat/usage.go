@@ -1,9 +1,9 @@
 package chat
 
 import (
-	"github.com/magenta-nvim/magenta/pkg/chat/provider"
 	"github.com/magenta-nvim/magenta/pkg/chat/view"
 	"github.com/magenta-nvim/magenta/pkg/config"
+	"github.com/magenta-nvim/magenta/pkg/provider"
 )
 
 // tokensPerPriceUnit is what a profile's prices are per: a million tokens.

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/magenta-nvim/magenta/pkg/chat/provider"
+	"github.com/magenta-nvim/magenta/pkg/provider"
 )
 
 // assertInOrder checks that each of subs appears in text, each after the

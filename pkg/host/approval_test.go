@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/magenta-nvim/magenta/pkg/chat/provider"
-	"github.com/magenta-nvim/magenta/pkg/chat/provider/providertest"
 	"github.com/magenta-nvim/magenta/pkg/nvimtest"
+	"github.com/magenta-nvim/magenta/pkg/provider"
+	"github.com/magenta-nvim/magenta/pkg/provider/providertest"
 )
 
 // startShell opens the sidebar with command logs under the test's

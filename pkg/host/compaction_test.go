@@ -8,9 +8,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/magenta-nvim/magenta/pkg/chat"
-	"github.com/magenta-nvim/magenta/pkg/chat/provider"
 	"github.com/magenta-nvim/magenta/pkg/goldentest"
 	"github.com/magenta-nvim/magenta/pkg/nvimtest"
+	"github.com/magenta-nvim/magenta/pkg/provider"
 )
 
 // Thinking streams folded; = on it in the display expands and folds it.

@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities/docker/dockertest"
-	"github.com/magenta-nvim/magenta/pkg/chat/provider"
 	"github.com/magenta-nvim/magenta/pkg/nvimtest"
+	"github.com/magenta-nvim/magenta/pkg/provider"
 )
 
 // A thread in a real container: :Magenta new-thread docker, the header

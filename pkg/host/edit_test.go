@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/magenta-nvim/magenta/pkg/chat/provider"
-	"github.com/magenta-nvim/magenta/pkg/chat/provider/providertest"
 	"github.com/magenta-nvim/magenta/pkg/nvimtest"
+	"github.com/magenta-nvim/magenta/pkg/provider"
+	"github.com/magenta-nvim/magenta/pkg/provider/providertest"
 )
 
 // The model edits a file the user has open with unsaved changes: the edit

@@ -6,8 +6,8 @@ import (
 	"github.com/neovim/go-client/nvim"
 
 	"github.com/magenta-nvim/magenta/pkg/chat"
-	"github.com/magenta-nvim/magenta/pkg/chat/provider"
 	"github.com/magenta-nvim/magenta/pkg/inline"
+	"github.com/magenta-nvim/magenta/pkg/provider"
 )
 
 // inlineEdit starts the inline edit Lua asked for (lua/magenta/inline.lua)

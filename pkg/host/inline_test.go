@@ -11,10 +11,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/magenta-nvim/magenta/pkg/chat/provider"
 	"github.com/magenta-nvim/magenta/pkg/goldentest"
 	"github.com/magenta-nvim/magenta/pkg/inline"
 	"github.com/magenta-nvim/magenta/pkg/nvimtest"
+	"github.com/magenta-nvim/magenta/pkg/provider"
 )
 
 const inlineDisk = "package main\n\nfunc a() int {\n\treturn 1\n}\n"

@@ -12,10 +12,10 @@ import (
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/localfs"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/nvimbuf"
-	"github.com/magenta-nvim/magenta/pkg/chat/provider"
 	"github.com/magenta-nvim/magenta/pkg/config"
 	"github.com/magenta-nvim/magenta/pkg/host"
 	"github.com/magenta-nvim/magenta/pkg/nvimtest"
+	"github.com/magenta-nvim/magenta/pkg/provider"
 	"github.com/magenta-nvim/magenta/pkg/tools"
 )
 

@@ -12,12 +12,12 @@ import (
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/memshell"
-	"github.com/magenta-nvim/magenta/pkg/chat/provider"
-	"github.com/magenta-nvim/magenta/pkg/chat/provider/providertest"
 	"github.com/magenta-nvim/magenta/pkg/chat/view"
 	"github.com/magenta-nvim/magenta/pkg/config"
 	"github.com/magenta-nvim/magenta/pkg/host"
 	"github.com/magenta-nvim/magenta/pkg/nvimtest"
+	"github.com/magenta-nvim/magenta/pkg/provider"
+	"github.com/magenta-nvim/magenta/pkg/provider/providertest"
 )
 
 // startInteractive opens the sidebar with a scripted shell whose "ls"

@@ -8,11 +8,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities/docker/dockertest"
-	"github.com/magenta-nvim/magenta/pkg/chat/provider"
-	"github.com/magenta-nvim/magenta/pkg/chat/provider/providertest"
 	"github.com/magenta-nvim/magenta/pkg/config"
 	"github.com/magenta-nvim/magenta/pkg/host"
 	"github.com/magenta-nvim/magenta/pkg/nvimtest"
+	"github.com/magenta-nvim/magenta/pkg/provider"
+	"github.com/magenta-nvim/magenta/pkg/provider/providertest"
 )
 
 // :Magenta delete-thread asks first (a stubbed answer here), deletes

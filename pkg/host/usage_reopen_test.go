@@ -4,11 +4,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/magenta-nvim/magenta/pkg/chat/provider"
-	"github.com/magenta-nvim/magenta/pkg/chat/provider/providertest"
 	"github.com/magenta-nvim/magenta/pkg/config"
 	"github.com/magenta-nvim/magenta/pkg/host"
 	"github.com/magenta-nvim/magenta/pkg/nvimtest"
+	"github.com/magenta-nvim/magenta/pkg/provider"
+	"github.com/magenta-nvim/magenta/pkg/provider/providertest"
 )
 
 // assertOrder checks that each of subs appears in text after the one

@@ -3,8 +3,8 @@ package host_test
 import (
 	"testing"
 
-	"github.com/magenta-nvim/magenta/pkg/chat/provider"
 	"github.com/magenta-nvim/magenta/pkg/nvimtest"
+	"github.com/magenta-nvim/magenta/pkg/provider"
 )
 
 // A profile's pricing set in setup() reaches the host, and the usage the

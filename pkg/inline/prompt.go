@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/magenta-nvim/magenta/pkg/chat/provider"
+	"github.com/magenta-nvim/magenta/pkg/provider"
 )
 
 // ToolName is the tool the model answers with.

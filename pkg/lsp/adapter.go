@@ -18,16 +18,11 @@ import (
 
 // Bounds of one request.
 const (
-	// ClientWait is how long a request waits for a server to attach (a
-	// file just loaded may still be starting one).
-	ClientWait = 5 * time.Second
-	// DiagnosticsWait is how long the diagnostics tool waits for every
-	// attached server to report on a file's current text (servers publish
-	// asynchronously after an open or a change; gopls takes ~1 s on a cold
-	// module).
-	DiagnosticsWait = 10 * time.Second
-	// RequestTimeout bounds a whole request.
-	RequestTimeout = 20 * time.Second
+	// ClientWait, DiagnosticsWait and RequestTimeout are the
+	// capability's bounds (see capabilities.LSPClientWait).
+	ClientWait      = capabilities.LSPClientWait
+	DiagnosticsWait = capabilities.LSPDiagnosticsWait
+	RequestTimeout  = capabilities.LSPRequestTimeout
 )
 
 // Editor is the part of the RPC client this package uses (*nvim.Nvim).

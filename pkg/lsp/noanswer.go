@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/magenta-nvim/magenta/pkg/capabilities"
 )
 
 // ModeWait bounds the question what mode Neovim is in, asked when a
@@ -42,6 +44,9 @@ func (e *NoAnswerError) Error() string {
 	b.WriteString(". The request is not retried: call the tool again once Neovim answers.")
 	return b.String()
 }
+
+// Unwrap makes the error match capabilities.ErrEditorNotAnswering.
+func (e *NoAnswerError) Unwrap() error { return capabilities.ErrEditorNotAnswering }
 
 // waitsForUser reports whether mode is one where Neovim holds requests
 // until the user answers: the hit-enter and more prompts, confirm().

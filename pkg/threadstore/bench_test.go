@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/magenta-nvim/magenta/pkg/chat/provider"
+	"github.com/magenta-nvim/magenta/pkg/provider"
 )
 
 // conversation returns n messages of a typical agent session: a user

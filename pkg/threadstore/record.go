@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/magenta-nvim/magenta/pkg/chat/provider"
+	"github.com/magenta-nvim/magenta/pkg/provider"
 )
 
 // FormatVersion is written in every header. A log with a newer version

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/magenta-nvim/magenta/pkg/chat/provider"
+	"github.com/magenta-nvim/magenta/pkg/provider"
 )
 
 // openStore opens a store in a temporary data directory and collects

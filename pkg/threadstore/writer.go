@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/magenta-nvim/magenta/pkg/chat/provider"
+	"github.com/magenta-nvim/magenta/pkg/provider"
 )
 
 // Writer appends to one thread's log while holding its lock. Its

@@ -11,7 +11,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
-	"github.com/magenta-nvim/magenta/pkg/lsp"
 )
 
 //go:embed hover.md
@@ -25,9 +24,9 @@ var diagnosticsDescription string
 
 // lspTimes are the waits the LSP tools' descriptions quote.
 var lspTimes = map[string]string{
-	"Wait":            lsp.ClientWait.String(),
-	"Timeout":         lsp.RequestTimeout.String(),
-	"DiagnosticsWait": lsp.DiagnosticsWait.String(),
+	"Wait":            capabilities.LSPClientWait.String(),
+	"Timeout":         capabilities.LSPRequestTimeout.String(),
+	"DiagnosticsWait": capabilities.LSPDiagnosticsWait.String(),
 }
 
 // SymbolParams locates a symbol in a file.
@@ -130,7 +129,7 @@ func runDiagnostics(ctx context.Context, call Call, p DiagnosticsParams) Result 
 	var notYet []string
 	if len(report.NotReported) > 0 {
 		notYet = append(notYet, fmt.Sprintf("Not reported yet after %s (the list may be incomplete; ask again shortly): %s",
-			lsp.DiagnosticsWait, strings.Join(report.NotReported, ", ")))
+			capabilities.LSPDiagnosticsWait, strings.Join(report.NotReported, ", ")))
 	}
 	if len(report.Unseen) > 0 {
 		notYet = append(notYet, fmt.Sprintf(UnseenReports, strings.Join(report.Unseen, ", ")))
@@ -151,7 +150,7 @@ func runDiagnostics(ctx context.Context, call Call, p DiagnosticsParams) Result 
 				paths[i] = relToCwd(call.Env.Cwd, p)
 			}
 			return Result{Text: fmt.Sprintf("No diagnostics: no language server is attached to %s (waited %s), so nothing reports on it.",
-				strings.Join(paths, ", "), lsp.ClientWait), Summary: "no language server"}
+				strings.Join(paths, ", "), capabilities.LSPClientWait), Summary: "no language server"}
 		}
 		return Result{Text: "No diagnostics.", Summary: "none"}
 	}
@@ -327,8 +326,7 @@ const UnseenReports = "Unknown what %s reported: magenta began following the lan
 const NoBufferServed = "No diagnostics: no open buffer has a language server attached, so nothing reports on them. Pass filePath to check a file: it is opened, which starts the language server configured for its type."
 
 func lspError(err error) Result {
-	var noAnswer *lsp.NoAnswerError
-	if errors.Is(err, capabilities.ErrNoLanguageServer) || errors.As(err, &noAnswer) {
+	if errors.Is(err, capabilities.ErrNoLanguageServer) || errors.Is(err, capabilities.ErrEditorNotAnswering) {
 		return Errorf(err.Error())
 	}
 	return Errorf("the language server request failed: " + err.Error())
