@@ -158,10 +158,12 @@ M.FILETYPES = { display = "magenta", input = "magenta-input" }
 
 -- Setting 'filetype' runs the FileType autocommands and searches the
 -- runtimepath for ftplugins (~1-2 ms per buffer with no plugins, more
--- with many), so the first open sets it just after returning: Neovim
--- does it while the host starts, not before the windows appear. The
--- user's ftplugins for these filetypes run after ours (omnifunc,
--- iskeyword), so they can change them.
+-- with many), so it is set once the first frame is drawn (load_syntax),
+-- or 100 ms after the buffers were made if no frame comes: not before
+-- the windows appear, and not while the host's first frame is on its
+-- way (Neovim would answer it late). The user's ftplugins for these
+-- filetypes run after ours (omnifunc, iskeyword), so they can change
+-- them.
 local function set_filetypes()
   for role, buf in pairs({ display = state.display, input = state.input }) do
     if valid(buf) and vim.bo[buf].filetype == "" then
@@ -181,6 +183,7 @@ function M.load_syntax()
   end
   syntax_pending = false
   vim.schedule(function()
+    set_filetypes()
     for _, buf in ipairs({ state.display, state.input }) do
       if valid(buf) and vim.bo[buf].syntax == "" then
         vim.bo[buf].syntax = "markdown"
@@ -200,7 +203,8 @@ local function ensure_buffers()
     made = true
   end
   if made then
-    vim.schedule(set_filetypes)
+    -- After the first frame (load_syntax), or shortly when none comes.
+    vim.defer_fn(set_filetypes, 100)
   end
   syntax_pending = syntax_pending or fresh or vim.bo[state.input].syntax == ""
   return fresh
