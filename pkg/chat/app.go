@@ -59,8 +59,6 @@ type AppDeps struct {
 	Broker *approval.Broker
 	// ContextFiles reads files the user attaches (see Deps).
 	ContextFiles capabilities.FileIO
-	// OnCompacted: see Deps.
-	OnCompacted func(Compacted)
 	// Terminals opens interactive commands' terminals (see Deps).
 	Terminals Terminals
 	// MCP reports MCP servers starting or failed (see Deps).
@@ -430,9 +428,9 @@ func (a *App) setProfile(name string) {
 func (a *App) act(action view.Action) {
 	if action.Target == "" {
 		switch action.Kind {
-		case "switch_thread":
+		case view.ActionSwitchThread:
 			a.selectThread(action.Arg)
-		case "open_file":
+		case view.ActionOpenFile:
 			a.deps.Screen.OpenFile(action.Arg, action.Line)
 		default:
 			slog.Warn("app: unknown action", "kind", action.Kind)

@@ -71,11 +71,11 @@ func sameApproval(a, b *view.Approval) bool {
 }
 
 // answer answers approval id with the choice kind (an action kind).
-func (t *Thread) answer(id, kind string) {
+func (t *Thread) answer(id string, kind view.ActionKind) {
 	if t.deps.Broker == nil {
 		return
 	}
-	d := map[string]approval.Decision{
+	d := map[view.ActionKind]approval.Decision{
 		view.ActionApprove: approval.Allow,
 		view.ActionDeny:    approval.Deny,
 		view.ActionAlways:  approval.AllowAlways,

@@ -36,18 +36,6 @@ const (
 	defaultTranscriptBytes  = 100_000
 )
 
-// Compacted is what a compaction did to a thread's history, for whoever
-// keeps the thread (persistence): the history before it is replaced by
-// History, whose first message holds Summary.
-type Compacted struct {
-	ThreadID string
-	Summary  string
-	// Replaced is how many messages the summary stands for.
-	Replaced int
-	// History is the thread's whole history right after compaction.
-	History []provider.Message
-}
-
 type compactMode int
 
 const (
@@ -64,9 +52,7 @@ type compactionState struct {
 	// lastInput is the whole prompt of the latest response, in tokens.
 	lastInput int
 	run       *compactionRun
-	// pending are messages the user sent while compacting, sent after.
-	pending []msgSend
-	seq     int
+	seq       int
 	// retriedTurn is the turn that already compacted after a
 	// prompt-too-long answer: a second one is reported, not retried.
 	retriedTurn int
@@ -104,7 +90,7 @@ func (t *Thread) onCompact() {
 	switch {
 	case t.compaction.run != nil:
 		t.notice(view.NoticeWarning, "already compacting")
-	case t.turn != nil || t.readingContext:
+	case t.state() != stateIdle:
 		t.notice(view.NoticeWarning, "a turn is running: compact when it ends (or after :Magenta abort)")
 	case len(t.messages) == 0:
 		t.notice(view.NoticeWarning, "nothing to compact: the thread is empty")
@@ -127,25 +113,6 @@ func (t *Thread) noteInput(u provider.Usage) {
 func (t *Thread) compactDue() bool {
 	limit := t.profile.CompactThreshold()
 	return limit > 0 && t.compaction.lastInput >= limit && len(t.messages) > 0
-}
-
-// compactBeforeSend holds m back while a compaction runs, or starts one
-// when the last request passed the threshold; it reports whether it took
-// m.
-func (t *Thread) compactBeforeSend(m msgSend) bool {
-	c := &t.compaction
-	if c.run != nil && t.turn == nil {
-		c.pending = append(c.pending, m)
-		return true
-	}
-	if t.turn != nil || t.readingContext || !t.compactDue() {
-		return false
-	}
-	c.pending = append(c.pending, m)
-	if err := t.startCompaction(compactAuto, t.ctx); err != nil {
-		t.compactionFailed(compactAuto, err) // sends m
-	}
-	return true
 }
 
 // compactAndRetry answers a prompt-too-long failure of the current
@@ -312,11 +279,7 @@ func (t *Thread) onCompacted(m msgCompacted) {
 	f.running = false
 	f.text.WriteString(m.summary)
 	t.touch(run.entry)
-	t.saveCompaction(m.summary, run.replaced)
-	if t.deps.OnCompacted != nil {
-		t.deps.OnCompacted(Compacted{ThreadID: t.ID, Summary: m.summary, Replaced: run.replaced,
-			History: append([]provider.Message(nil), t.messages...)})
-	}
+	t.emit(HistoryCompacted{Summary: m.summary, Replaced: run.replaced, History: append([]provider.Message(nil), t.messages...)})
 	switch run.mode {
 	case compactRetry, compactInTurn:
 		if t.turn != nil {
@@ -324,9 +287,9 @@ func (t *Thread) onCompacted(m msgCompacted) {
 		}
 	case compactQueued:
 		t.startTurn()
-		t.sendPending() // queued behind that turn
+		t.dispatch() // waiting messages go behind that turn
 	default:
-		t.sendPending()
+		t.dispatch()
 	}
 }
 
@@ -346,7 +309,7 @@ func (t *Thread) compactionFailed(mode compactMode, err error) {
 	if mode == compactQueued {
 		t.notice(view.NoticeWarning, msg)
 		t.startTurn() // the queued messages go uncompacted
-		t.sendPending()
+		t.dispatch()
 		return
 	}
 	if mode == compactRetry && t.turn != nil {
@@ -356,16 +319,7 @@ func (t *Thread) compactionFailed(mode compactMode, err error) {
 		return
 	}
 	t.notice(view.NoticeError, msg)
-	t.sendPending()
-}
-
-// sendPending sends the messages held back during a compaction.
-func (t *Thread) sendPending() {
-	pending := t.compaction.pending
-	t.compaction.pending = nil
-	for _, m := range pending {
-		t.onSend(m)
-	}
+	t.dispatch()
 }
 
 // abortCompaction stops a running compaction and leaves the history as
@@ -387,12 +341,10 @@ func (t *Thread) abortCompaction() bool {
 	if run.mode == compactQueued {
 		t.notice(view.NoticeInfo, "your queued messages were not sent; they go with your next message")
 	}
-	pending := t.compaction.pending
-	t.compaction.pending = nil
-	for _, m := range pending {
-		e := t.newEntry(entryUser)
-		e.text, e.attached = m.text, m.attached
-		t.appendMessage(provider.Message{Role: provider.RoleUser, Content: append(attachmentBlocks(m.attached), provider.TextBlock(m.text))})
+	pending := t.takePending()
+	for _, e := range pending {
+		t.unqueue(e)
+		t.appendMessage(provider.Message{Role: provider.RoleUser, Content: append(attachmentBlocks(e.attached), provider.TextBlock(e.text))})
 	}
 	if len(pending) > 0 {
 		t.notice(view.NoticeInfo, "your message was not sent; it goes with your next message")

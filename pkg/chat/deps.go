@@ -61,10 +61,6 @@ type Deps struct {
 	// Profile finds a profile by name (a thread's compactProfile); nil:
 	// only the thread's own profile is known.
 	Profile func(name string) (config.Profile, bool)
-	// OnCompacted is called on the thread goroutine when compaction has
-	// replaced the history (to persist it); it must not block. Nil: no
-	// one listens.
-	OnCompacted func(Compacted)
 	// Terminals opens interactive commands' terminal windows; nil: the
 	// editor cannot (the key then says so).
 	Terminals Terminals

@@ -7,7 +7,14 @@
 // and tool goroutines are started by the owner with a context derived
 // from the turn's and report back through the inbox; abort cancels that
 // context and settles the conversation at once, so the provider always
-// sees a consistent history (every tool_use answered).
+// sees a consistent history (every tool_use answered). What the thread
+// is doing — idle, reading context, awaiting the model, running tools,
+// compacting, closing — is one answer, state() (state.go, with its
+// diagram); every "may it start X now" check asks it. NewThread and
+// RestoreThread share one constructor (newThread). What reacts to a
+// thread's life — its saved log, a sub-agent's report to its parent — is
+// an Observer of typed ThreadEvents (events.go), told on the thread's
+// goroutine; a restored thread attaches its observers after the rebuild.
 //
 // After a burst of messages the owner renders the entries that changed
 // (package view) and publishes a Frame to the Display; the host applies
@@ -29,13 +36,17 @@
 // model writes on a worker goroutine — before a message once the last
 // request passed the profile's threshold, between the requests of a long
 // turn, before the turn of messages queued during one, on :Magenta compact, or once after a prompt-too-long answer; the
-// owner swaps the history only when the summary has arrived, and reports
-// it through Deps.OnCompacted.
+// owner swaps the history only when the summary has arrived, and saves
+// it with the thread (saveCompaction, persist.go).
 // A thread's first request waits, up to ToolServerWait and on a worker
-// goroutine, for the tool servers (MCP) still starting (toolwait.go). A
-// message sent during a turn is drawn below it and joins the entries
-// when the turn ends, after its usage line (entries.go: queue); that
-// line is saved with the thread and drawn again on reopen (usage.go).
+// goroutine, for the tool servers (MCP) still starting (toolwait.go).
+// Every message the user sends goes into one queue, t.pending, drawn as
+// queued below everything (entries.go: queue); dispatch (turn.go) moves
+// the oldest on when the thread is idle — compaction first when due,
+// then the read of the context files, then its turn — and a turn's end
+// sends everything that waited as the next turn, after the turn's usage
+// line; that line is saved with the thread and drawn again on reopen
+// (usage.go).
 // An interactive command's Terminal (terminal.go) reaches the thread
 // through the call's tools.Live; the tick copies its screen into the
 // block, and the terminal key asks Terminals (the editor) to open its

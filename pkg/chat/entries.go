@@ -73,16 +73,23 @@ func (t *Thread) newEntry(kind entryKind) *entry {
 	return e
 }
 
-// queue shows a message sent while a turn runs. It is not one of
-// t.entries yet: it is drawn below the running turn, whatever the turn
-// still adds, and joins the entries when the turn ends (unqueue), after
-// the turn's last line (its usage) — the order in which the model gets
-// it, and the order a reopened thread draws.
+// queue adds a message the user sent to t.pending. It is not one of
+// t.entries yet: it is drawn below everything, whatever a running turn
+// still adds, and joins the entries when it is sent (unqueue) — after
+// the turn's last line (its usage), the order in which the model gets it
+// and the order a reopened thread draws.
 func (t *Thread) queue(m msgSend) {
 	t.entrySeq++
 	e := &entry{id: "e" + strconv.Itoa(t.entrySeq), kind: entryUser, text: m.text, attached: m.attached, queued: true}
-	t.queued = append(t.queued, e)
+	t.pending = append(t.pending, e)
 	t.dirty = true
+}
+
+// takePending removes and returns every waiting message.
+func (t *Thread) takePending() []*entry {
+	p := t.pending
+	t.pending = nil
+	return p
 }
 
 // unqueue makes a queued message one of t.entries, at the end.
@@ -240,11 +247,11 @@ func (t *Thread) frame() *view.Frame {
 			t.settled, t.settledEnds = view.AppendSettled(t.settled, t.settledEnds, sec)
 		}
 	}
-	live := make([]*view.Section, 0, 2*(len(t.entries)-t.settledN)+len(t.queued)+1)
+	live := make([]*view.Section, 0, 2*(len(t.entries)-t.settledN)+len(t.pending)+1)
 	for _, e := range t.entries[t.settledN:] {
 		live = t.render(live, e)
 	}
-	for _, e := range t.queued {
+	for _, e := range t.pending {
 		live = t.render(live, e)
 	}
 	live = append(live, t.status.section)

@@ -24,14 +24,10 @@ type threadLog struct {
 	// editor writes it); "" when it may be continued.
 	readOnly string
 	// failed stops saving after an error was shown once.
-	failed bool
-	// replaying is set while a saved history is replayed (nothing to save).
-	replaying bool
-	// nextTyped marks the typed blocks of the message being appended.
-	nextTyped []threadstore.Typed
-	title     string
-	profile   string
-	usage     view.Usage
+	failed  bool
+	title   string
+	profile string
+	usage   view.Usage
 	// savedParent is the parent of a reopened sub-agent thread (its live
 	// link is gone, the list still draws it under the parent).
 	savedParent string
@@ -45,9 +41,21 @@ type threadLog struct {
 // typed (with what its mentions attached), marked so a reopened thread
 // shows it as the user saw it.
 func (t *Thread) appendTyped(m provider.Message, typed []threadstore.Typed) {
-	t.log.nextTyped = typed
-	t.appendMessage(m)
-	t.log.nextTyped = nil
+	t.appendMessageTyped(m, typed)
+}
+
+// observeForLog saves the thread as its events say it changed: the log
+// is the thread's first observer (attached after a restored thread's
+// rebuild, so nothing replayed is saved twice).
+func observeForLog(t *Thread, ev ThreadEvent) {
+	switch ev := ev.(type) {
+	case MessageAppended:
+		t.saveMessage(ev.Message, ev.Typed)
+	case HistoryCompacted:
+		t.saveCompaction(ev.Summary, ev.Replaced, ev.History)
+	case TurnUsage:
+		t.saveTurnUsage(ev.Usage, ev.Requests)
+	}
 }
 
 // typedAt marks the block at index as typed, with att's labels.
@@ -61,16 +69,13 @@ func typedAt(index int, att []Attachment) threadstore.Typed {
 
 // saveMessage records a message appended to the history. The log is
 // made with the first message, so threads never used leave no file.
-func (t *Thread) saveMessage(m provider.Message) {
-	if t.log.replaying {
-		return
-	}
+func (t *Thread) saveMessage(m provider.Message, typed []threadstore.Typed) {
 	t.log.messages++
 	t.log.active = time.Now()
 	if !t.openLog() {
 		return
 	}
-	d := threadstore.Display{Typed: t.log.nextTyped, Tools: t.toolDisplays(m)}
+	d := threadstore.Display{Typed: typed, Tools: t.toolDisplays(m)}
 	if len(d.Typed) == 1 && d.Typed[0].Block == 0 && len(d.Typed[0].Attached) == 0 && len(m.Content) == 1 {
 		d.Typed = nil // the common case: the message is what was typed
 	}
@@ -78,14 +83,13 @@ func (t *Thread) saveMessage(m provider.Message) {
 }
 
 // saveCompaction records that compaction replaced the history with
-// t.messages (the summary first), so a reopened thread continues from the
+// history (the summary first), so a reopened thread continues from the
 // summary, not from the history it replaced.
-func (t *Thread) saveCompaction(summary string, replaced int) {
-	if t.log.replaying || !t.openLog() {
+func (t *Thread) saveCompaction(summary string, replaced int, history []provider.Message) {
+	if !t.openLog() {
 		return
 	}
-	t.saveErr(t.log.w.Compaction(threadstore.Compaction{Summary: summary, Replaced: replaced,
-		History: append([]provider.Message(nil), t.messages...)}))
+	t.saveErr(t.log.w.Compaction(threadstore.Compaction{Summary: summary, Replaced: replaced, History: history}))
 }
 
 // toolDisplays is what the chat shows of m's tool results beyond their
@@ -162,7 +166,7 @@ func (t *Thread) saveMeta() {
 // saveTurnUsage records the usage line drawn after a turn, so a reopened
 // thread draws it again in its place.
 func (t *Thread) saveTurnUsage(u view.Usage, requests int) {
-	if t.log.replaying || !t.openLog() {
+	if !t.openLog() {
 		return
 	}
 	t.saveErr(t.log.w.TurnUsage(threadstore.TurnUsage{Usage: storedUsage(u), Requests: requests}))

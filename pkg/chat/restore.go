@@ -28,20 +28,14 @@ type RestoreOptions struct {
 // Tool calls the saved history left without results get
 // InterruptedResult before anything else is sent.
 func RestoreThread(parent context.Context, profile config.Profile, deps Deps, saved *threadstore.Thread, o RestoreOptions) *Thread {
-	ctx, cancel := context.WithCancel(parent)
-	t := &Thread{
-		ID: saved.Header.ID, deps: deps,
-		inbox: make(chan any, inboxSize), approvals: make(chan struct{}, 1),
-		ctx: ctx, cancel: cancel, done: make(chan struct{}),
-		profile: profile, providers: map[string]provider.Provider{},
-		agents: newThreadAgents(deps.agents),
-	}
+	t := newThread(parent, saved.Header.ID, profile, deps)
 	t.title = saved.Title
 	t.usage = shownUsage(saved.Usage)
 	t.log.savedParent = saved.Header.ParentID
-	t.log.replaying = true
 	t.rebuild(saved.Messages, saved.Compactions, saved.TurnUsages)
-	t.log.replaying = false
+	// Observers after the rebuild: replaying the saved history tells no
+	// one (it is saved already).
+	t.attachStandardObservers()
 	t.titleFromRebuilt() // saved before titles fell back to the first message
 	// saved.Title, not t.title: a fallback title is saved at the first
 	// publish, so the list shows it from then on.

@@ -322,10 +322,19 @@ func (m msgWatch) apply(t *Thread) {
 	t.refreshSubagentLines()
 }
 
-// subagentTurnEnded decides whether a turn that ended ends the sub-agent
-// (called when endTurn returns). It delivers the result (yielded, aborted,
-// failed), or reminds the model once to yield.
-func (t *Thread) subagentTurnEnded(ended *turn, clean bool) {
+// observeForParent reports a sub-agent's end to its parent: an observer
+// of TurnEnded (every thread has it; a thread that is no sub-agent
+// ignores it).
+func observeForParent(t *Thread, ev ThreadEvent) {
+	if ended, ok := ev.(TurnEnded); ok {
+		t.subagentTurnEnded(ended)
+	}
+}
+
+// subagentTurnEnded decides whether a turn that ended ends the sub-agent.
+// It delivers the result (yielded, aborted, failed), or reminds the model
+// once to yield.
+func (t *Thread) subagentTurnEnded(ended TurnEnded) {
 	a := &t.agents
 	if a.self == nil || a.finished || t.turn != nil {
 		return
@@ -333,10 +342,10 @@ func (t *Thread) subagentTurnEnded(ended *turn, clean bool) {
 	switch {
 	case a.yielded != nil:
 		t.finishSubagent(tools.SubagentDone, *a.yielded)
-	case ended.aborted || a.self.abort.Load():
+	case ended.Aborted || a.self.abort.Load():
 		t.finishSubagent(tools.SubagentAborted, "the sub-agent was aborted")
-	case !clean:
-		t.finishSubagent(tools.SubagentError, ended.failure)
+	case !ended.Clean:
+		t.finishSubagent(tools.SubagentError, ended.Failure)
 	case !a.reminded:
 		a.reminded = true
 		t.onSend(msgSend{text: reminderText})

@@ -105,7 +105,7 @@ func (a *App) threadDeps(env *capabilities.Environment, systemPrompt string) Dep
 		Tools: a.agents.topTools, Env: envAtDepth(env, 0, a.agents.maxDepth), Display: a.deps.Screen,
 		NewProvider: a.deps.NewProvider, SystemPrompt: systemPrompt,
 		OnSummary: a.onSummary, Broker: a.deps.Broker, ContextFiles: a.deps.ContextFiles,
-		Profile: a.profiles.lookup, OnCompacted: a.deps.OnCompacted,
+		Profile:   a.profiles.lookup,
 		Terminals: a.deps.Terminals, TerminalKey: a.opts.TerminalKeyLabel(),
 		ApprovalKeys: a.approvalKeys(),
 		MCP:          a.deps.MCP,

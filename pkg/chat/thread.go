@@ -45,8 +45,11 @@ type Thread struct {
 	dirty      bool
 	turn       *turn
 	turnSeq    int
-	queued     []*entry
-	header     cachedSection[view.Header]
+	// pending holds the user's messages not yet sent, oldest first, drawn
+	// as queued below everything: the one queue of waiting input, whatever
+	// the thread is busy with (a turn, a compaction, a context read).
+	pending []*entry
+	header  cachedSection[view.Header]
 	// The settled prefix of the frame (see frame): sections of the header
 	// and of entries[:settledN], shared by the frames published since it
 	// was started.
@@ -57,10 +60,9 @@ type Thread struct {
 	// first text of a reply).
 	urgent bool
 	// context holds the files the user attached; readingContext is set
-	// while a worker reads them for a message.
+	// while a worker reads them for a message (pending[0]).
 	context        []*contextFile
 	readingContext bool
-	afterContext   []msgSend
 	contextVersion int // bumped when context changes
 	ctxSec         cachedSection[int]
 	// wsApproval is the question asked of the workspace, drawn under the
@@ -79,6 +81,10 @@ type Thread struct {
 	// serversWaited: the first request waited for the tool servers
 	// starting, or had none to wait for (toolwait.go).
 	serversWaited bool
+	// observers react to the thread's events (events.go); lastState is
+	// the state last told them.
+	observers []Observer
+	lastState threadState
 }
 
 type (
@@ -113,17 +119,25 @@ func NewThread(parent context.Context, profile config.Profile, deps Deps) (*Thre
 	if err != nil {
 		return nil, fmt.Errorf("new thread id: %w", err)
 	}
+	t := newThread(parent, id.String(), profile, deps)
+	t.log.active = time.Now()
+	t.attachStandardObservers()
+	go t.run()
+	return t, nil
+}
+
+// newThread is the one constructor of a Thread's state, for a new thread
+// (NewThread) and a saved one (RestoreThread) alike; the caller fills in
+// what it brings, then starts the run goroutine.
+func newThread(parent context.Context, id string, profile config.Profile, deps Deps) *Thread {
 	ctx, cancel := context.WithCancel(parent)
-	t := &Thread{
-		ID: id.String(), deps: deps,
+	return &Thread{
+		ID: id, deps: deps,
 		inbox: make(chan any, inboxSize), approvals: make(chan struct{}, 1),
 		ctx: ctx, cancel: cancel, done: make(chan struct{}),
 		profile: profile, providers: map[string]provider.Provider{},
 		agents: newThreadAgents(deps.agents),
 	}
-	t.log.active = time.Now()
-	go t.run()
-	return t, nil
 }
 
 // Send queues a user message.
@@ -293,14 +307,14 @@ func (t *Thread) handle(m any) {
 
 func (t *Thread) onAction(a view.Action) {
 	switch a.Kind {
-	case "toggle_tool":
+	case view.ActionToggleTool:
 		for _, e := range t.entries {
 			if e.id == a.Arg && e.kind == entryTool {
 				e.tool.Expanded = !e.tool.Expanded
 				t.touch(e)
 			}
 		}
-	case "terminate_tool":
+	case view.ActionTerminateTool:
 		for _, e := range t.entries {
 			if e.id == a.Arg && e.cancel != nil && e.tool.Status == view.ToolRunning {
 				e.cancel()
@@ -308,7 +322,7 @@ func (t *Thread) onAction(a view.Action) {
 		}
 	case view.ActionApprove, view.ActionDeny, view.ActionAlways:
 		t.answer(a.Arg, a.Kind)
-	case "remove_context":
+	case view.ActionRemoveContext:
 		t.onRemoveContext(a.Arg)
 	case view.ActionToggleEntry:
 		t.toggleFolded(a.Arg)
@@ -324,6 +338,7 @@ func (t *Thread) publish(force bool) {
 		return
 	}
 	t.dirty = false
+	t.noteState()
 	t.saveMeta()
 	// The summary goes first: a command acting on what the display shows
 	// (delete a thread drawn "ready") must not find the status a frame old.

@@ -70,34 +70,43 @@ func (t *Thread) onSend(m msgSend) {
 		return
 	}
 	t.titleFromFirstMessage(m.text)
-	if t.compactBeforeSend(m) {
-		return
-	}
-	if t.readingContext {
-		// The first message waits for its context: keep the order.
-		t.afterContext = append(t.afterContext, m)
-		return
-	}
-	if t.turn == nil && len(t.context) > 0 {
-		t.readingContext = true
-		t.readContext(m)
-		return
-	}
-	t.sendUser(m, nil)
+	t.queue(m)
+	t.dispatch()
 }
 
-// sendUser shows and sends a user message, after the context blocks read
-// for it; during a turn it is queued.
-func (t *Thread) sendUser(m msgSend, contextBlocks []provider.Block) {
-	t.readingContext = false
-	if t.turn != nil {
-		t.queue(m)
+// dispatch moves the oldest waiting message on when the thread is idle:
+// a compaction first when the last request passed the threshold (the
+// message waits for it), else a read of the context files for it, else
+// its turn. Busy, it does nothing: the messages wait in t.pending, and
+// what ends calls it again — except a turn, whose end sends them all
+// together as the next turn (endTurn).
+func (t *Thread) dispatch() {
+	if len(t.pending) == 0 || t.state() != stateIdle {
 		return
 	}
-	e := t.newEntry(entryUser)
-	e.text, e.attached = m.text, m.attached
-	content := append(append(contextBlocks, attachmentBlocks(m.attached)...), provider.TextBlock(m.text))
-	t.appendTyped(provider.Message{Role: provider.RoleUser, Content: content}, []threadstore.Typed{typedAt(len(content)-1, m.attached)})
+	if t.compactDue() {
+		if err := t.startCompaction(compactAuto, t.ctx); err != nil {
+			t.compactionFailed(compactAuto, err) // dispatches again, uncompacted
+		}
+		return
+	}
+	if len(t.context) > 0 {
+		t.readingContext = true
+		t.readContext(t.pending[0])
+		return
+	}
+	t.sendOldest(nil)
+}
+
+// sendOldest sends the oldest waiting message after the context blocks
+// read for it: it joins the entries and its turn starts.
+func (t *Thread) sendOldest(contextBlocks []provider.Block) {
+	t.readingContext = false
+	e := t.pending[0]
+	t.pending = t.pending[1:]
+	t.unqueue(e)
+	content := append(append(contextBlocks, attachmentBlocks(e.attached)...), provider.TextBlock(e.text))
+	t.appendTyped(provider.Message{Role: provider.RoleUser, Content: content}, []threadstore.Typed{typedAt(len(content)-1, e.attached)})
 	t.startTurn()
 }
 
@@ -413,23 +422,22 @@ func (t *Thread) keepPartialText() {
 // message the user sends.
 func (t *Thread) endTurn(clean bool) {
 	ended := t.turn
-	defer t.subagentTurnEnded(ended, clean)
+	defer func() { t.emit(TurnEnded{Clean: clean, Aborted: ended.aborted, Failure: ended.failure}) }()
 	t.noteTurnUsage(ended)
 	t.turn.cancel()
 	t.turn = nil
 	t.dirty = true
-	if len(t.queued) == 0 {
+	if len(t.pending) == 0 {
 		return
 	}
 	var blocks []provider.Block
 	var typed []threadstore.Typed
-	for _, e := range t.queued {
+	for _, e := range t.takePending() {
 		t.unqueue(e) // after the turn's last line, its usage
 		blocks = append(blocks, attachmentBlocks(e.attached)...)
 		typed = append(typed, typedAt(len(blocks), e.attached))
 		blocks = append(blocks, provider.TextBlock(e.text))
 	}
-	t.queued = nil
 	t.appendTyped(provider.Message{Role: provider.RoleUser, Content: blocks}, typed)
 	if clean {
 		if t.compactBeforeQueued() {
@@ -444,19 +452,23 @@ func (t *Thread) endTurn(clean bool) {
 // appendMessage adds m to the history, merging it into the last message
 // when both have the same role (providers want roles to alternate) and
 // dropping empty messages (providers reject them).
-func (t *Thread) appendMessage(m provider.Message) {
+func (t *Thread) appendMessage(m provider.Message) { t.appendMessageTyped(m, nil) }
+
+// appendMessageTyped is appendMessage for a message with typed blocks
+// (appendTyped), told to the observers as MessageAppended.
+func (t *Thread) appendMessageTyped(m provider.Message, typed []threadstore.Typed) {
 	if len(m.Content) == 0 {
 		return
 	}
-	t.saveMessage(m)
 	if n := len(t.messages); n > 0 && t.messages[n-1].Role == m.Role {
 		last := t.messages[n-1]
 		merged := make([]provider.Block, 0, len(last.Content)+len(m.Content))
 		merged = append(append(merged, last.Content...), m.Content...)
 		t.messages[n-1] = provider.Message{Role: m.Role, Content: merged}
-		return
+	} else {
+		t.messages = append(t.messages, m)
 	}
-	t.messages = append(t.messages, m)
+	t.emit(MessageAppended{Message: m, Typed: typed})
 }
 
 func toolUses(m provider.Message) []provider.Block {
@@ -535,7 +547,7 @@ func (t *Thread) statusText() string {
 		return "ready · <CR> in the input window sends"
 	}
 	queued := ""
-	if n := len(t.queued); n > 0 {
+	if n := len(t.pending); n > 0 {
 		queued = fmt.Sprintf(" · %d queued", n)
 	}
 	switch {
@@ -554,7 +566,7 @@ func (t *Thread) statusText() string {
 }
 
 func (t *Thread) statusWord() string {
-	if t.turn == nil && t.compaction.run == nil {
+	if t.state() == stateIdle {
 		return "idle"
 	}
 	return "busy"

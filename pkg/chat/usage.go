@@ -59,5 +59,5 @@ func (t *Thread) noteTurnUsage(tr *turn) {
 		return
 	}
 	t.notice(view.NoticeInfo, view.TurnUsageLine(tr.usage, tr.requests))
-	t.saveTurnUsage(tr.usage, tr.requests)
+	t.emit(TurnUsage{Usage: tr.usage, Requests: tr.requests})
 }

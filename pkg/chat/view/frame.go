@@ -49,10 +49,50 @@ const (
 // or "" for the application (thread list, sidebar).
 type Action struct {
 	Target string
-	Kind   string
+	Kind   ActionKind
 	Arg    string
-	Line   int // for "open_file": the line to put the cursor on (0: keep)
+	Line   int // for ActionOpenFile: the line to put the cursor on (0: keep)
 }
+
+// ActionKind names what an Action does. The view binds these constants
+// and pkg/chat (App.act, Thread.onAction) switches on the same ones, so
+// a kind renamed or dropped on one side fails to compile on the other
+// instead of becoming a key that silently does nothing.
+type ActionKind string
+
+// Application actions (Target "").
+const (
+	// ActionSwitchThread shows the thread whose id is Arg.
+	ActionSwitchThread ActionKind = "switch_thread"
+	// ActionOpenFile opens the file Arg, at Line when it is not 0.
+	ActionOpenFile ActionKind = "open_file"
+)
+
+// Thread actions (Target is the thread id).
+const (
+	// ActionToggleTool expands or collapses the tool call whose id is Arg.
+	ActionToggleTool ActionKind = "toggle_tool"
+	// ActionTerminateTool stops the running tool call whose id is Arg.
+	ActionTerminateTool ActionKind = "terminate_tool"
+	// ActionRemoveContext removes the context file whose path is Arg.
+	ActionRemoveContext ActionKind = "remove_context"
+	// ActionToggleEntry expands or collapses a folded entry (thinking, a
+	// compaction summary); Arg is the entry id.
+	ActionToggleEntry ActionKind = "toggle_entry"
+	// ActionOpenTerminal opens the terminal of the tool call named by Arg.
+	ActionOpenTerminal ActionKind = "open_terminal"
+)
+
+// Approval actions; Arg is the approval id.
+const (
+	ActionApprove ActionKind = "approve"
+	ActionDeny    ActionKind = "deny"
+	ActionAlways  ActionKind = "always"
+	// ActionNotOffered is a key pressed on an approval that does not
+	// offer its answer (ALWAYS on a request asked every time): nothing is
+	// answered, the app says so; Arg is the message.
+	ActionNotOffered ActionKind = "approval_not_offered"
+)
 
 // Binding maps Key on the section's lines [Start, End) to Action.
 type Binding struct {

@@ -142,7 +142,7 @@ func RenderContextFiles(id string, version uint64, threadID string, files []Cont
 	s.Lines = append(s.Lines, whole("context files (x removes one):", HlMeta))
 	for _, f := range files {
 		s.Bindings = append(s.Bindings, Binding{Start: len(s.Lines), End: len(s.Lines) + 1, Key: KeyTerminate,
-			Action: Action{Target: threadID, Kind: "remove_context", Arg: f.Path}})
+			Action: Action{Target: threadID, Kind: ActionRemoveContext, Arg: f.Path}})
 		s.Lines = append(s.Lines, Line{Text: "  - " + oneLine(f.Rel)})
 	}
 	s.Lines = append(s.Lines, Line{})
@@ -266,17 +266,6 @@ type ApprovalKeys struct {
 // DefaultApprovalKeys are keymaps.display's defaults.
 var DefaultApprovalKeys = ApprovalKeys{Activate: "<CR>", Approve: "a", Deny: "d", Always: "A"}
 
-// Approval actions; Arg is the approval id.
-const (
-	ActionApprove = "approve"
-	ActionDeny    = "deny"
-	ActionAlways  = "always"
-	// ActionNotOffered is a key pressed on an approval that does not
-	// offer its answer (ALWAYS on a request asked every time): nothing is
-	// answered, the app says so; Arg is the message.
-	ActionNotOffered = "approval_not_offered"
-)
-
 // RenderToolCall draws a tool call: its head line, the command or other
 // detail, live output while it runs, a pending approval with its choices,
 // the log link, and the input and result when expanded.
@@ -312,7 +301,7 @@ func RenderToolCall(threadID, id string, version uint64, tc ToolCall) *Section {
 	case state != "":
 		head += ": " + state
 	}
-	toggle := Action{Target: threadID, Kind: "toggle_tool", Arg: id}
+	toggle := Action{Target: threadID, Kind: ActionToggleTool, Arg: id}
 	lines := []Line{{Text: head, Hl: []Highlight{{0, len(icon) + 1 + len(name), group}}}}
 	var binds []Binding
 	if tc.Detail != "" && tc.Approval == nil {
@@ -340,7 +329,7 @@ func RenderToolCall(threadID, id string, version uint64, tc ToolCall) *Section {
 	}
 	lines, binds = appendSubagents(lines, binds, tc.Subagents)
 	if tc.Diff != "" && tc.Status >= ToolDone {
-		open := Action{Kind: "open_file", Arg: tc.DiffPath, Line: tc.DiffLine}
+		open := Action{Kind: ActionOpenFile, Arg: tc.DiffPath, Line: tc.DiffLine}
 		start := len(lines)
 		lines = appendDiff(lines, tc.Diff, tc.DiffLines)
 		if tc.DiffPath != "" {
@@ -348,7 +337,7 @@ func RenderToolCall(threadID, id string, version uint64, tc ToolCall) *Section {
 		}
 	}
 	if tc.LogPath != "" && tc.Status >= ToolDone {
-		binds = append(binds, Binding{Start: len(lines), End: len(lines) + 1, Key: KeyActivate, Action: Action{Kind: "open_file", Arg: tc.LogPath}})
+		binds = append(binds, Binding{Start: len(lines), End: len(lines) + 1, Key: KeyActivate, Action: Action{Kind: ActionOpenFile, Arg: tc.LogPath}})
 		lines = append(lines, whole("  log: "+oneLine(tc.LogPath), HlMeta))
 	}
 	if tc.Expanded {
@@ -368,7 +357,7 @@ func RenderToolCall(threadID, id string, version uint64, tc ToolCall) *Section {
 		binds = append(binds, Binding{Start: 0, End: block, Key: KeyTerminal, Action: Action{Target: threadID, Kind: ActionOpenTerminal, Arg: id}})
 	}
 	if tc.Status == ToolRunning {
-		binds = append(binds, Binding{Start: 0, End: block, Key: KeyTerminate, Action: Action{Target: threadID, Kind: "terminate_tool", Arg: id}})
+		binds = append(binds, Binding{Start: 0, End: block, Key: KeyTerminate, Action: Action{Target: threadID, Kind: ActionTerminateTool, Arg: id}})
 	}
 	return &Section{ID: id, Version: version, Lines: lines, Bindings: binds}
 }
@@ -386,12 +375,16 @@ func appendApproval(lines []Line, binds []Binding, threadID string, a *Approval)
 		lines = append(lines, whole("  ┃ "+l, HlWarning))
 	}
 	lines = append(lines, whole("  needs approval: "+oneLine(a.Reason), HlWarning))
-	choices := []struct{ text, kind string }{
+	type choice struct {
+		text string
+		kind ActionKind
+	}
+	choices := []choice{
 		{"  > YES", ActionApprove},
 		{"  > NO", ActionDeny},
 	}
 	if a.Always != "" {
-		choices = append(choices, struct{ text, kind string }{"  > ALWAYS (" + oneLine(a.Always) + ")", ActionAlways})
+		choices = append(choices, choice{"  > ALWAYS (" + oneLine(a.Always) + ")", ActionAlways})
 	}
 	for _, c := range choices {
 		binds = append(binds, Binding{Start: len(lines), End: len(lines) + 1, Key: KeyActivate, Action: Action{Target: threadID, Kind: c.kind, Arg: a.ID}})
@@ -400,7 +393,7 @@ func appendApproval(lines []Line, binds []Binding, threadID string, a *Approval)
 	if hint := approvalHint(a); hint != "" {
 		lines = append(lines, whole("  "+hint, HlMeta))
 	}
-	keys := map[Key]string{KeyApprove: ActionApprove, KeyDeny: ActionDeny}
+	keys := map[Key]ActionKind{KeyApprove: ActionApprove, KeyDeny: ActionDeny}
 	if a.Always != "" {
 		keys[KeyAlways] = ActionAlways
 	}

@@ -52,7 +52,7 @@ func appendSubagents(lines []Line, binds []Binding, subs []SubagentLine) ([]Line
 			group = HlToolError
 		}
 		binds = append(binds, Binding{Start: len(lines), End: len(lines) + 1, Key: KeyActivate,
-			Action: Action{Kind: "switch_thread", Arg: s.ID}})
+			Action: Action{Kind: ActionSwitchThread, Arg: s.ID}})
 		lines = append(lines, Line{Text: text, Hl: []Highlight{{2, -1, group}}})
 		if s.Approval != nil {
 			lines, binds = appendApproval(lines, binds, s.ID, s.Approval)
@@ -72,7 +72,7 @@ func appendParentLink(lines []Line, binds []Binding, h Header) ([]Line, []Bindin
 		title = "New thread"
 	}
 	binds = append(binds, Binding{Start: len(lines), End: len(lines) + 1, Key: KeyActivate,
-		Action: Action{Kind: "switch_thread", Arg: h.ParentID}})
+		Action: Action{Kind: ActionSwitchThread, Arg: h.ParentID}})
 	opens := ":Magenta thread " + h.ParentID + " opens it"
 	if h.ActivateKey != "" {
 		opens = h.ActivateKey + " opens it"

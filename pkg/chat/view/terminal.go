@@ -22,9 +22,6 @@ const (
 	TerminalOpen
 )
 
-// ActionOpenTerminal opens the terminal of the tool call named by Arg.
-const ActionOpenTerminal = "open_terminal"
-
 // TerminalOpenNote says the block's terminal window is open.
 const TerminalOpenNote = "  terminal open in its window (close it, or q there, to come back)"
 

@@ -5,10 +5,6 @@ import (
 	"strings"
 )
 
-// ActionToggleEntry expands or collapses a folded entry (thinking, a
-// compaction summary); Arg is the entry id.
-const ActionToggleEntry = "toggle_entry"
-
 // Folded text (a model's thinking, a compaction summary) shows at most
 // this many lines when expanded: the first FoldHeadLines and the last
 // FoldTailLines around a marker, as a long reply does.

@@ -75,7 +75,7 @@ func RenderThreadList(threads []ThreadSummary, activeID, activateKey string, ver
 		f.Sections = append(f.Sections, &Section{
 			ID: "threads:" + strconv.Itoa(i), Version: version,
 			Lines:    []Line{line},
-			Bindings: []Binding{{Start: 0, End: 1, Key: KeyActivate, Action: Action{Kind: "switch_thread", Arg: t.ID}}},
+			Bindings: []Binding{{Start: 0, End: 1, Key: KeyActivate, Action: Action{Kind: ActionSwitchThread, Arg: t.ID}}},
 		})
 	}
 	return f

@@ -1,0 +1,99 @@
+package chat
+
+import (
+	"github.com/magenta-nvim/magenta/pkg/chat/view"
+	"github.com/magenta-nvim/magenta/pkg/provider"
+	"github.com/magenta-nvim/magenta/pkg/threadstore"
+)
+
+// ThreadEvent is something that happened to a thread. The thread emits
+// each from the one place that makes it happen, and tells its observers
+// at once, on its own goroutine. What reacts to a thread's life —
+// persistence (persist.go), a sub-agent's report to its parent
+// (subagents.go) — is an observer, not a call woven into the loop; a new
+// reaction (checkpoints, diagnostics after edits, hooks) is another.
+type ThreadEvent interface{ threadEvent() }
+
+type (
+	// MessageAppended: m joined the history (merged into the last message
+	// when their roles match). Typed marks the blocks of a user message
+	// that the user typed, with what their mentions attached.
+	MessageAppended struct {
+		Message provider.Message
+		Typed   []threadstore.Typed
+	}
+	// HistoryCompacted: compaction replaced the history with History,
+	// whose first message holds Summary; Replaced messages went.
+	HistoryCompacted struct {
+		Summary  string
+		Replaced int
+		History  []provider.Message
+	}
+	// TurnUsage: the usage line drawn at the end of a turn (its requests
+	// reported usage), in its place among the messages.
+	TurnUsage struct {
+		Usage    view.Usage
+		Requests int
+	}
+	// TurnEnded: a turn is over, told once endTurn has done everything
+	// the end causes — messages queued during the turn may have started
+	// the next one already (state() says). Clean unless it was aborted or
+	// failed (Failure says how).
+	TurnEnded struct {
+		Clean, Aborted bool
+		Failure        string
+	}
+	// StateChanged: what the thread is doing (state()) changed, as seen
+	// after a burst of inbox messages.
+	StateChanged struct{ From, To threadState }
+)
+
+func (MessageAppended) threadEvent()  {}
+func (HistoryCompacted) threadEvent() {}
+func (TurnUsage) threadEvent()        {}
+func (TurnEnded) threadEvent()        {}
+func (StateChanged) threadEvent()     {}
+
+// Observer reacts to a thread's events. It runs on the thread's
+// goroutine, right after the event, and sees the thread as the event
+// left it; it may change the thread (draw a notice, queue a message), but
+// it must not block: anything slow goes to a goroutine of its own and
+// comes back through the inbox, as tools do. Observers are told in the
+// order they were attached.
+type Observer interface {
+	Observe(t *Thread, ev ThreadEvent)
+}
+
+// ObserverFunc adapts a function to Observer.
+type ObserverFunc func(*Thread, ThreadEvent)
+
+// Observe implements Observer.
+func (f ObserverFunc) Observe(t *Thread, ev ThreadEvent) { f(t, ev) }
+
+// observe attaches o. A restored thread attaches its observers after
+// rebuilding its history, so replaying it tells no one.
+func (t *Thread) observe(o Observer) { t.observers = append(t.observers, o) }
+
+// emit tells every observer about ev.
+func (t *Thread) emit(ev ThreadEvent) {
+	for _, o := range t.observers {
+		o.Observe(t, ev)
+	}
+}
+
+// noteState emits StateChanged when state() differs from the last one
+// told (once per burst of inbox messages, from publish).
+func (t *Thread) noteState() {
+	if s := t.state(); s != t.lastState {
+		from := t.lastState
+		t.lastState = s
+		t.emit(StateChanged{From: from, To: s})
+	}
+}
+
+// attachStandardObservers attaches what every thread has: its saved form, and
+// its report to a parent when it is a sub-agent.
+func (t *Thread) attachStandardObservers() {
+	t.observe(ObserverFunc(observeForLog))
+	t.observe(ObserverFunc(observeForParent))
+}
