@@ -2,6 +2,7 @@
 -- cheap.
 local config = require("magenta.config")
 
+local protocol = require("magenta.protocol")
 local M = {}
 
 local function sidebar()
@@ -22,11 +23,11 @@ M.subcommands = {
   abort = function()
     -- In a buffer with an inline edit, abort stops that edit.
     if not require("magenta.inline").abort() then
-      host().notify("abort")
+      host().notify(protocol.events.abort)
     end
   end,
   compact = function()
-    host().notify("compact")
+    host().notify(protocol.events.compact)
     sidebar().open()
   end,
   ["paste-selection"] = function(_, cmd)
@@ -40,15 +41,15 @@ M.subcommands = {
   ["new-thread"] = function(args)
     local kind = args[1]
     if kind == nil then
-      host().notify("new_thread", { type = "" }) -- the `environment` option's
+      host().notify(protocol.events.new_thread, { type = "" }) -- the `environment` option's
     elseif kind == "local" then
-      host().notify("new_thread", { type = "local" })
+      host().notify(protocol.events.new_thread, { type = "local" })
     elseif kind == "docker" then
       if not args[2] then
         vim.notify("magenta: :Magenta new-thread docker {container} [{cwd}]", vim.log.levels.ERROR)
         return
       end
-      host().notify("new_thread", { type = "docker", container = args[2], cwd = args[3] or "" })
+      host().notify(protocol.events.new_thread, { type = "docker", container = args[2], cwd = args[3] or "" })
     else
       vim.notify(string.format("magenta: unknown environment %q; use local or docker", kind), vim.log.levels.ERROR)
       return
@@ -56,11 +57,11 @@ M.subcommands = {
     sidebar().open()
   end,
   threads = function()
-    host().notify("threads")
+    host().notify(protocol.events.threads)
     sidebar().open()
   end,
   thread = function(args)
-    host().notify("thread", { id = args[1] or "" })
+    host().notify(protocol.events.thread, { id = args[1] or "" })
     sidebar().open()
   end,
   ["delete-thread"] = function(args, cmd)
@@ -71,14 +72,14 @@ M.subcommands = {
         return
       end
     end
-    host().notify("delete_thread", { id = id })
+    host().notify(protocol.events.delete_thread, { id = id })
   end,
   profile = function(args)
     if not args[1] then
       vim.notify("magenta: :Magenta profile needs a name: " .. table.concat(config.profile_names(), ", "), vim.log.levels.ERROR)
       return
     end
-    host().notify("profile", { name = args[1] })
+    host().notify(protocol.events.profile, { name = args[1] })
   end,
   ["context-files"] = function(args)
     local paths = {}
@@ -94,17 +95,17 @@ M.subcommands = {
       vim.notify("magenta: :Magenta context-files needs file paths", vim.log.levels.ERROR)
       return
     end
-    host().notify("context_files", { paths = paths })
+    host().notify(protocol.events.context_files, { paths = paths })
     sidebar().open()
   end,
   mcp = function()
     vim.notify(table.concat(M.mcp_lines(), "\n"), vim.log.levels.INFO)
   end,
   ["mcp-trust"] = function()
-    host().notify("mcp_trust")
+    host().notify(protocol.events.mcp_trust)
   end,
   ["mcp-untrust"] = function()
-    host().notify("mcp_untrust")
+    host().notify(protocol.events.mcp_untrust)
   end,
   ["add-buffer"] = function()
     local name = vim.api.nvim_buf_get_name(0)
@@ -120,7 +121,7 @@ M.subcommands = {
     end
     -- attach_files, unlike context_files, has the host say what was added
     -- and to which thread: this opens no sidebar that would show it.
-    host().notify("attach_files", { paths = { vim.fn.fnamemodify(name, ":p") } })
+    host().notify(protocol.events.attach_files, { paths = { vim.fn.fnamemodify(name, ":p") } })
   end,
   restart = function()
     host().stop()
@@ -169,11 +170,11 @@ function M.mcp_lines(no_heading)
   if next(servers) == nil and config.options.mcpProjectFile == false then
     return { "magenta: no MCP servers configured (mcpServers in setup(); see :help magenta-mcp)" }
   end
-  local status, err = host().request("mcp")
+  local status, err = host().request(protocol.requests.mcp)
   if type(status) ~= "table" then
     return { (no_heading and "" or (M.MCP_HEADING .. ": ")) .. "the host did not answer: " .. tostring(err) }
   end
-  local project = host().request("mcp_project")
+  local project = host().request(protocol.requests.mcp_project)
   local lines = {}
   if not no_heading then
     lines[1] = M.MCP_HEADING
@@ -252,11 +253,11 @@ function M.complete(arglead, cmdline)
   elseif #words == 4 and words[2] == "new-thread" and words[3] == "docker" then
     -- Running containers, from a running host (completion starts none).
     local h = require("magenta.host")
-    candidates = h.running() and h.request("containers") or {}
+    candidates = h.running() and h.request(protocol.requests.containers) or {}
   elseif #words == 3 and (words[2] == "thread" or words[2] == "delete-thread") then
     -- Only a running host has threads; completion never starts one.
     local h = require("magenta.host")
-    candidates = h.running() and h.request("thread_ids") or {}
+    candidates = h.running() and h.request(protocol.requests.thread_ids) or {}
   elseif #words > 2 then
     return {}
   end

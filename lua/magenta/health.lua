@@ -1,4 +1,5 @@
 -- :checkhealth magenta
+local protocol = require("magenta.protocol")
 local M = {}
 
 local function reporter()
@@ -136,7 +137,7 @@ function M.check()
     if no_profile then
       err = "not started: no usable profile"
     else
-      info, err = host.request("version")
+      info, err = host.request(protocol.requests.version)
     end
     if info then
       r.ok(string.format("host %s running (pid %d), log: %s", info.version, info.pid, info.log))
@@ -185,7 +186,7 @@ function M.check()
   end
 
   r.start("magenta: tools")
-  local rg = answered and host.request("rg") or nil
+  local rg = answered and host.request(protocol.requests.rg) or nil
   if type(rg) == "table" and rg.path then
     r.ok(string.format("ripgrep (grep tool): %s (%s)", rg.path, rg.source))
   elseif type(rg) == "table" and rg.error then
@@ -196,7 +197,7 @@ function M.check()
   if vim.fn.executable("docker") ~= 1 then
     r.info("docker not found on PATH: Docker environments (:help magenta-docker) are unavailable")
   else
-    local dv = answered and host.request("docker_version") or nil
+    local dv = answered and host.request(protocol.requests.docker_version) or nil
     if type(dv) == "table" and dv.version then
       r.ok(string.format("docker: %s, engine %s answers (Docker environments available)", vim.fn.exepath("docker"), dv.version))
     elseif type(dv) == "table" and dv.error then
@@ -227,7 +228,7 @@ function M.check()
   if sb.enabled == false then
     r.info("off (sandbox.enabled = false): commands that are not read-only ask")
   else
-    local st = answered and host.request("sandbox") or nil
+    local st = answered and host.request(protocol.requests.sandbox) or nil
     if type(st) ~= "table" or st.state ~= "done" then
       r.info("detected when the host attaches (open the sidebar); bubblewrap on PATH: "
         .. (vim.fn.executable("bwrap") == 1 and vim.fn.exepath("bwrap") or "no"))

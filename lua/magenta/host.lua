@@ -3,6 +3,7 @@
 -- lazily on the first request, and replaced by a fresh one after it dies.
 local config = require("magenta.config")
 
+local protocol = require("magenta.protocol")
 local M = {}
 
 M.HOST = "magenta"
@@ -149,7 +150,7 @@ function M.channel()
     payload.cwd = vim.fn.getcwd()
     payload.dataDir = vim.fn.stdpath("data")
     payload.resume = state.shown
-    vim.rpcnotify(chan, M.EVENT, { "attach", payload })
+    vim.rpcnotify(chan, M.EVENT, { protocol.events.attach, payload })
     M.track_lsp()
   end
   return chan
@@ -221,7 +222,7 @@ function M.request(name, payload, timeout_ms)
   local id = last_request
   waiting[id] = false
   local ok, err = pcall(vim.rpcnotify, chan, M.EVENT, {
-    "request",
+    protocol.events.request,
     { id = id, name = name, payload = payload or vim.empty_dict() },
   })
   if not ok then

@@ -3,6 +3,7 @@
 -- starts on first use.
 local config = require("magenta.config")
 
+local protocol = require("magenta.protocol")
 local M = {}
 
 --- Runs a :Magenta subcommand (args as typed, split on white space);
@@ -139,7 +140,7 @@ function M.setup(opts)
   end)
   local host = package.loaded["magenta.host"]
   if host and host.running() then
-    host.notify("configure", { options = config.for_host() })
+    host.notify(protocol.events.configure, { options = config.for_host() })
   end
   return err == nil
 end

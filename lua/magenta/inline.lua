@@ -5,6 +5,7 @@
 -- replaces the lines in one nvim_buf_set_lines call (one undo step).
 local config = require("magenta.config")
 
+local protocol = require("magenta.protocol")
 local M = {}
 
 local api = vim.api
@@ -273,12 +274,12 @@ function M.request(buf, line1, line2, prompt)
       if e and e.id == id then
         edits[buf] = nil
         if e.phase == "running" then
-          require("magenta.host").notify_if_running("inline_abort", { buf = buf })
+          require("magenta.host").notify_if_running(protocol.events.inline_abort, { buf = buf })
         end
       end
     end,
   })
-  local ok = require("magenta.host").notify("inline_edit", {
+  local ok = require("magenta.host").notify(protocol.events.inline_edit, {
     buf = buf,
     id = last_id,
     path = vim.fn.fnamemodify(api.nvim_buf_get_name(buf), ":."),
@@ -429,7 +430,7 @@ function M.abort(buf)
     return false
   end
   if e.phase == "running" then
-    require("magenta.host").notify("inline_abort", { buf = buf })
+    require("magenta.host").notify(protocol.events.inline_abort, { buf = buf })
   end
   clear(buf)
   notify("inline edit stopped", vim.log.levels.INFO)

@@ -4,6 +4,7 @@
 -- as it would when the user opened the file. Requests are asynchronous:
 -- request() returns at once and the answer comes back to the host as an
 -- "lsp_result" event. Called over RPC by pkg/lsp.
+local protocol = require("magenta.protocol")
 local M = {}
 
 local api = vim.api
@@ -87,7 +88,7 @@ end
 
 local function reply(id, payload)
   payload.id = id
-  require("magenta.host").notify_if_running("lsp_result", payload)
+  require("magenta.host").notify_if_running(protocol.events.lsp_result, payload)
 end
 
 --- Whether any language server runs. Never loads vim.lsp: when nothing

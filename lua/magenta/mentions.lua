@@ -2,6 +2,7 @@
 -- sent (Lua knows the buffers, diagnostics and the quickfix list), and
 -- completed by the input buffer's omnifunc. @file and @buf become context
 -- files; the others go with the message as attachments the chat lists.
+local protocol = require("magenta.protocol")
 local M = {}
 
 local api = vim.api
@@ -118,7 +119,7 @@ local function readable(paths)
   if #list == 0 then
     return allowed, refused
   end
-  local res = require("magenta.host").request("check_paths", { paths = list }, M.CHECK_TIMEOUT_MS)
+  local res = require("magenta.host").request(protocol.requests.check_paths, { paths = list }, M.CHECK_TIMEOUT_MS)
   for i, path in ipairs(list) do
     if type(res) == "table" and type(res.allowed) == "table" and res.allowed[i] == true then
       allowed[path] = true
@@ -247,7 +248,7 @@ end
 -- `git diff` of work-tree files): it answers { label, text }.
 local function git_diff(name, arg)
   local mention = "@" .. name .. (arg and (":" .. arg) or "")
-  local res, err = require("magenta.host").request("git_diff", {
+  local res, err = require("magenta.host").request(protocol.requests.git_diff, {
     cwd = vim.fn.getcwd(),
     staged = name == "staged",
     path = arg or "",

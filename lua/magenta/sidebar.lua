@@ -3,6 +3,7 @@
 -- so toggling never loses what was typed.
 local config = require("magenta.config")
 
+local protocol = require("magenta.protocol")
 local M = {}
 
 M.DISPLAY_NAME = "magenta://display"
@@ -70,7 +71,7 @@ local function approval_may_wait(buf)
   if not host().running() then
     return false
   end
-  local res = host().request("approvals")
+  local res = host().request(protocol.requests.approvals)
   return not (type(res) == "table" and res.pending == 0)
 end
 
@@ -98,7 +99,7 @@ local function create_display()
       -- The frame this buffer shows: the host resolves the key on it,
       -- even if a newer frame is on its way.
       local ok, frame = pcall(api.nvim_buf_get_var, buf, "magenta_frame")
-      host().notify("key", { key = key, line = line, frame = ok and frame or 0 })
+      host().notify(protocol.events.key, { key = key, line = line, frame = ok and frame or 0 })
     end
     if insert[lhs] and approval_keys[key] then
       map(buf, lhs, function()
@@ -125,7 +126,7 @@ local function create_display()
     once = true,
     callback = function()
       state.display = nil
-      host().notify_if_running("display", { buf = 0 })
+      host().notify_if_running(protocol.events.display, { buf = 0 })
     end,
   })
   return buf
@@ -287,7 +288,7 @@ function M.open()
   -- Start at the end of the conversation.
   api.nvim_win_set_cursor(display_win, { api.nvim_buf_line_count(state.display), 0 })
   if fresh and chan then
-    host().notify("display", { buf = state.display })
+    host().notify(protocol.events.display, { buf = state.display })
   end
 end
 
@@ -374,10 +375,10 @@ function M.send()
   -- @-mentions expand now: @file/@buf attach context files first (events
   -- keep their order), the others go with the message.
   local paths, attachments = require("magenta.mentions").expand(text)
-  if #paths > 0 and not host().notify("context_files", { paths = paths }) then
+  if #paths > 0 and not host().notify(protocol.events.context_files, { paths = paths }) then
     return
   end
-  if host().notify("send", { text = text, attachments = attachments }) then
+  if host().notify(protocol.events.send, { text = text, attachments = attachments }) then
     api.nvim_buf_set_lines(state.input, 0, -1, false, {})
   end
 end

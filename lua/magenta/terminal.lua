@@ -4,6 +4,7 @@
 -- back what the user types (on_input) and the window's size. The buffer
 -- has b:magenta_role = "terminal"; closing its window, or q in normal
 -- mode, returns to the chat.
+local protocol = require("magenta.protocol")
 local M = {}
 
 local api = vim.api
@@ -46,7 +47,7 @@ function M.check_sizes()
       local rows, cols = api.nvim_win_get_height(t.win), api.nvim_win_get_width(t.win)
       if rows ~= t.rows or cols ~= t.cols then
         t.rows, t.cols = rows, cols
-        notify("terminal_resize", { id = id, rows = rows, cols = cols })
+        notify(protocol.events.terminal_resize, { id = id, rows = rows, cols = cols })
       end
     end
   end
@@ -117,7 +118,7 @@ function M.open(id, title)
   end
   local chan = api.nvim_open_term(buf, {
     on_input = function(_, _, _, data)
-      notify("terminal_input", { id = id, data = data })
+      notify(protocol.events.terminal_input, { id = id, data = data })
     end,
   })
   local rows, cols = api.nvim_win_get_height(win), api.nvim_win_get_width(win)
@@ -130,7 +131,7 @@ function M.open(id, title)
     once = true,
     callback = function()
       open[id] = nil
-      notify("terminal_closed", { id = id })
+      notify(protocol.events.terminal_closed, { id = id })
     end,
   })
   watch_sizes()

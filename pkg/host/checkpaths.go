@@ -16,8 +16,8 @@ const maxCheckedPaths = 10_000
 // questions (nothing the user typed asked for those files) and without
 // reading anything: { allowed = {bool…}, reasons = {string…} }, in the
 // paths' order. With no local environment yet, nothing is allowed.
-func (h *Host) checkPathsRequest(ev event) map[string]any {
-	list, _ := ev.payload["paths"].([]any)
+func (h *Host) checkPathsRequest(p checkPathsReq) map[string]any {
+	list := p.Paths
 	if len(list) > maxCheckedPaths {
 		list = list[:maxCheckedPaths]
 	}

@@ -152,9 +152,8 @@ func (c *capped) Write(p []byte) (int, error) {
 }
 
 // gitDiffRequest answers the "git_diff" request: {label, text}.
-func (h *Host) gitDiffRequest(ev event) map[string]any {
-	staged, _ := ev.payload["staged"].(bool)
-	timeout := time.Duration(ev.int("timeout")) * time.Millisecond
-	label, text := gitDiff(h.ctx, ev.str("cwd"), staged, ev.str("path"), timeout)
+func (h *Host) gitDiffRequest(p gitDiffReq) map[string]any {
+	timeout := time.Duration(p.Timeout) * time.Millisecond
+	label, text := gitDiff(h.ctx, p.Cwd, p.Staged, p.Path, timeout)
 	return map[string]any{"label": label, "text": text}
 }

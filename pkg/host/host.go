@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -242,129 +241,83 @@ func (h *Host) onEvent(args []any) {
 		return
 	}
 	slog.Debug("event", "name", ev.name)
-	if ev.name == "attach" {
-		h.attach(ev)
-		if ev.int("display") != 0 { // a new host while the sidebar exists
-			h.sidebarOpened()
-		}
+	spec, ok := events[ev.name]
+	if !ok {
+		h.onBadEvent(unknownName("event", ev.name))
 		return
 	}
-	if ev.name == "lsp_result" {
-		h.lsp.Deliver(ev.int("id"), ev.str("results"), ev.str("error"))
-		return
-	}
-	if ev.name == "configure" {
-		h.configure(ev)
-		return
-	}
-	if ev.name == "request" {
-		h.answerAsync(ev)
-		return
-	}
-	if h.terminalEvent(ev) {
-		return
-	}
-	if ev.name == "display" {
-		if !h.setDisplay(ev.int("buf")) {
+	var app *chat.App
+	if !spec.noApp {
+		h.mu.Lock()
+		var initErr error
+		app, initErr = h.app, h.initErr
+		h.mu.Unlock()
+		if app == nil {
+			if initErr == nil {
+				initErr = errorf("the host was not attached yet; run :Magenta toggle")
+			}
+			h.renderer.Notify(initErr.Error(), chat.LevelError)
 			return
 		}
-		if ev.int("buf") != 0 { // the sidebar's buffers were made: it opens
-			h.sidebarOpened()
-		}
-		if app := h.App(); app != nil {
-			app.Refresh()
-		}
-		return
 	}
-	h.mu.Lock()
-	app, initErr := h.app, h.initErr
-	h.mu.Unlock()
-	if app == nil {
-		if initErr == nil {
-			initErr = errorf("the host was not attached yet; run :Magenta toggle")
-		}
-		h.renderer.Notify(initErr.Error(), chat.LevelError)
-		return
-	}
-	h.dispatch(app, ev)
+	h.run(app, ev, spec)
 }
 
 // dispatchSafely dispatches to the current app with the handler's panic
 // protection (tests).
 func (h *Host) dispatchSafely(ev event) {
 	defer h.recoverTo("event")
-	h.dispatch(h.App(), ev)
+	if spec, ok := events[ev.name]; ok {
+		h.run(h.App(), ev, spec)
+	}
 }
 
-func (h *Host) dispatch(app *chat.App, ev event) {
-	switch ev.name {
-	case "send":
-		app.SendAttached(ev.str("text"), ev.attachments())
-	case "abort":
-		app.Abort()
-	case "compact":
-		app.Compact()
-	case "new_thread":
-		h.mu.Lock()
-		opts := h.options
-		h.mu.Unlock()
-		kind, container, cwd := ev.str("type"), ev.str("container"), ev.str("cwd")
-		if kind == "" { // no environment named: the option's default
-			kind, container, cwd = opts.Environment.Type, opts.Environment.Container, opts.Environment.Cwd
-		}
-		switch kind {
-		case "", "local":
-			app.NewThread()
-		case "docker":
-			h.newDockerThread(app, opts, container, cwd)
-		default:
-			h.renderer.Notify(fmt.Sprintf("magenta: unknown environment type %q (local or docker)", ev.str("type")), chat.LevelError)
-		}
-	case "threads":
-		app.ShowThreads()
-	case "thread":
-		app.SelectThread(ev.str("id"))
-	case "delete_thread":
-		app.DeleteThread(ev.str("id"))
-	case "profile":
-		app.SetProfile(ev.str("name"))
-	case "context_files":
-		app.AddContext(ev.strs("paths"))
-	case "attach_files": // :Magenta add-buffer: says what it added, and where
-		app.AttachFiles(ev.strs("paths"))
-	case "key":
-		app.KeyOnFrame(viewKey(ev.str("key")), ev.int("line"), ev.int("frame"))
-	case "inline_edit":
-		h.inlineEdit(app, ev)
-	case "inline_abort":
-		h.inline.Abort(ev.int("buf"))
-	case "mcp_trust":
-		h.mcpTrust(true)
-	case "mcp_untrust":
-		h.mcpTrust(false)
+// run decodes ev's payload into its struct and handles it; a payload
+// that does not fit is reported, never handled.
+func (h *Host) run(app *chat.App, ev event, spec eventSpec) {
+	if err := spec.run(h, app, ev.payload); err != nil {
+		h.onBadEvent(fmt.Errorf("event %q: %w", ev.name, err))
+	}
+}
+
+// newThread starts a thread in the environment new_thread names, or the
+// `environment` option's when it names none.
+func (h *Host) newThread(app *chat.App, p newThreadEvent) {
+	h.mu.Lock()
+	opts := h.options
+	h.mu.Unlock()
+	kind, container, cwd := p.Type, p.Container, p.Cwd
+	if kind == "" { // no environment named: the option's default
+		kind, container, cwd = opts.Environment.Type, opts.Environment.Container, opts.Environment.Cwd
+	}
+	switch kind {
+	case "", "local":
+		app.NewThread()
+	case "docker":
+		h.newDockerThread(app, opts, container, cwd)
 	default:
-		h.renderer.Notify(fmt.Sprintf("magenta: unknown event %q", ev.name), chat.LevelError)
+		h.renderer.Notify(fmt.Sprintf("magenta: unknown environment type %q (local or docker)", p.Type), chat.LevelError)
 	}
 }
 
 // attach configures the host from the options Lua sends when it starts
 // a host (and again after a restart).
-func (h *Host) attach(ev event) {
-	h.setDisplay(ev.int("display"))
+func (h *Host) attach(p attachEvent) {
+	h.setDisplay(p.Display)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.app != nil {
 		h.app.Refresh()
 		return
 	}
-	opts, err := config.Decode([]byte(ev.str("options")))
+	opts, err := config.Decode([]byte(p.Options))
 	if err != nil {
 		h.initErr = err
 		h.renderer.Notify(err.Error(), chat.LevelError)
 		return
 	}
 	setLogLevel(opts.LogLevel)
-	env, reg, err := h.environment(opts, ev.str("cwd"), ev.str("dataDir"))
+	env, reg, err := h.environment(opts, p.Cwd, p.DataDir)
 	if err != nil {
 		h.initErr = err
 		h.renderer.Notify(err.Error(), chat.LevelError)
@@ -380,7 +333,7 @@ func (h *Host) attach(ev event) {
 		Terminals:    h.terms,
 		MCP:          h.mcpLine,
 		ToolServers:  h.toolServers(),
-		Store:        h.threadStore(opts, ev.str("dataDir"), env.Cwd),
+		Store:        h.threadStore(opts, p.DataDir, env.Cwd),
 		OpenEnv:      h.openSavedEnv(opts),
 	})
 	if err != nil {
@@ -392,7 +345,7 @@ func (h *Host) attach(ev event) {
 	go h.tellShown(shown)
 	// A host started again after one died reopens the thread that one
 	// showed (when it was saved).
-	if id := ev.str("resume"); id != "" {
+	if id := p.Resume; id != "" {
 		app.Resume(id)
 	}
 	// A docker default environment: the first thread of a docker
@@ -441,8 +394,8 @@ func (h *Host) rgInfo() map[string]any {
 }
 
 // configure applies options sent again by setup() while the host runs.
-func (h *Host) configure(ev event) {
-	opts, err := config.Decode([]byte(ev.str("options")))
+func (h *Host) configure(p configureEvent) {
+	opts, err := config.Decode([]byte(p.Options))
 	if err != nil {
 		h.renderer.Notify(err.Error(), chat.LevelError)
 		return
@@ -473,58 +426,51 @@ func (h *Host) onRequest(args []any) (result any, err error) {
 	if err != nil {
 		return nil, err
 	}
-	switch ev.name {
-	case "version":
-		return map[string]any{"version": h.opts.Version, "pid": os.Getpid(), "log": h.opts.LogPath}, nil
-	case "ping":
-		return "pong", nil
-	case "git_diff":
-		return h.gitDiffRequest(ev), nil
-	case "check_paths":
-		return h.checkPathsRequest(ev), nil
-	case "rg":
-		return h.rgInfo(), nil
-	case "mcp":
-		return h.mcpStatus(), nil
-	case "mcp_project":
-		return h.mcpProjectStatus(), nil
-	case "sandbox":
-		h.mu.Lock()
-		probe := h.sandbox
-		h.mu.Unlock()
-		if probe == nil {
-			return map[string]any{"state": "not started"}, nil
-		}
-		st, done := probe.Status()
-		if !done {
-			return map[string]any{"state": "detecting"}, nil
-		}
-		return map[string]any{"state": "done", "available": st.Available, "reason": st.Reason, "version": st.Version, "path": st.Path, "banner": probe.Banner()}, nil
-	case "containers":
-		ctx, cancel := context.WithTimeout(h.ctx, 5*time.Second)
-		defer cancel()
-		names, err := docker.Containers(ctx)
-		if err != nil {
-			return []string{}, nil // completion offers nothing
-		}
-		return names, nil
-	case "docker_version":
-		ctx, cancel := context.WithTimeout(h.ctx, 5*time.Second)
-		defer cancel()
-		v, err := docker.Version(ctx)
-		if err != nil {
-			return map[string]any{"error": err.Error()}, nil
-		}
-		return map[string]any{"version": v}, nil
-	case "thread_ids":
-		if app := h.App(); app != nil {
-			return app.ThreadIDs(), nil
-		}
-		return []string{}, nil
-	case "approvals":
-		// How many approvals wait, in any thread: the display's approve
-		// key goes to the input instead only when none does (sidebar.lua).
-		return map[string]any{"pending": len(h.broker.Pending(""))}, nil
+	spec, ok := requests[ev.name]
+	if !ok {
+		return nil, errorf("unknown request %q", ev.name)
 	}
-	return nil, errorf("unknown request %q", ev.name)
+	result, err = spec.run(h, ev.payload)
+	if err != nil {
+		return nil, fmt.Errorf("request %q: %w", ev.name, err)
+	}
+	return result, nil
+}
+
+// sandboxStatus answers the "sandbox" request for :checkhealth.
+func (h *Host) sandboxStatus() map[string]any {
+	h.mu.Lock()
+	probe := h.sandbox
+	h.mu.Unlock()
+	if probe == nil {
+		return map[string]any{"state": "not started"}
+	}
+	st, done := probe.Status()
+	if !done {
+		return map[string]any{"state": "detecting"}
+	}
+	return map[string]any{"state": "done", "available": st.Available, "reason": st.Reason, "version": st.Version, "path": st.Path, "banner": probe.Banner()}
+}
+
+// containers lists the running containers (completion of :Magenta
+// new-thread docker); nothing when docker does not answer.
+func (h *Host) containers() []string {
+	ctx, cancel := context.WithTimeout(h.ctx, 5*time.Second)
+	defer cancel()
+	names, err := docker.Containers(ctx)
+	if err != nil {
+		return []string{} // completion offers nothing
+	}
+	return names
+}
+
+// dockerVersion answers the "docker_version" request for :checkhealth.
+func (h *Host) dockerVersion() map[string]any {
+	ctx, cancel := context.WithTimeout(h.ctx, 5*time.Second)
+	defer cancel()
+	v, err := docker.Version(ctx)
+	if err != nil {
+		return map[string]any{"error": err.Error()}
+	}
+	return map[string]any{"version": v}
 }

@@ -13,13 +13,13 @@ import (
 // inlineEdit starts the inline edit Lua asked for (lua/magenta/inline.lua)
 // on the current profile's provider. Only enqueues: the provider is
 // resolved on the edit's goroutine.
-func (h *Host) inlineEdit(app *chat.App, ev event) {
+func (h *Host) inlineEdit(app *chat.App, p inlineEditEvent) {
 	r := inline.Request{
-		Buf: ev.int("buf"), ID: ev.int("id"),
-		Path: ev.str("path"), Filetype: ev.str("filetype"),
-		StartLine: ev.int("start"), EndLine: ev.int("end"),
-		Selection: ev.str("selection"), Before: ev.str("before"), After: ev.str("after"),
-		Prompt: ev.str("prompt"),
+		Buf: p.Buf, ID: p.ID,
+		Path: p.Path, Filetype: p.Filetype,
+		StartLine: p.Start, EndLine: p.End,
+		Selection: p.Selection, Before: p.Before, After: p.After,
+		Prompt: p.Prompt,
 	}
 	if r.Buf == 0 || r.ID == 0 || r.Prompt == "" {
 		h.renderer.Notify("magenta: inline edit: missing buffer, id or prompt", chat.LevelError)

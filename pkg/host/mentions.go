@@ -2,13 +2,17 @@ package host
 
 import "github.com/magenta-nvim/magenta/pkg/chat"
 
-// attachments reads the "attachments" of a send event: what the
-// message's @-mentions expanded to in Lua (lua/magenta/mentions.lua), a
-// list of {label, text}. Entries of another shape are skipped: the
-// message itself still goes.
-func (e event) attachments() []chat.Attachment {
-	list, _ := e.payload["attachments"].([]any)
-	var out []chat.Attachment
+// attachments are the "attachments" of a send event: what the message's
+// @-mentions expanded to in Lua (lua/magenta/mentions.lua), a list of
+// {label, text}. Entries of another shape are skipped: the message
+// itself still goes.
+type attachments []chat.Attachment
+
+func (a *attachments) decodePayload(v any) error {
+	list, ok := v.([]any)
+	if !ok {
+		return wrongType("a list", v)
+	}
 	for _, v := range list {
 		m, ok := v.(map[string]any)
 		if !ok {
@@ -19,7 +23,7 @@ func (e event) attachments() []chat.Attachment {
 		if label == "" || text == "" {
 			continue
 		}
-		out = append(out, chat.Attachment{Label: label, Text: text})
+		*a = append(*a, chat.Attachment{Label: label, Text: text})
 	}
-	return out
+	return nil
 }

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -100,8 +101,9 @@ func FuzzDecodeEvent(f *testing.F) {
 		} {
 			ev, err := decodeEvent(args)
 			if err == nil {
-				_ = ev.str(key)
-				_ = ev.int(key)
+				for _, typ := range payloadTypes() {
+					_ = decodePayload(ev.payload, reflect.New(typ).Interface())
+				}
 			}
 		}
 	})

@@ -55,7 +55,7 @@ func TestKeysResolveOnTheFrameTheyWerePressedOn(t *testing.T) {
 	// In flight: Neovim may show it and a key may name it already.
 	a, ok := r.BindingOnFrame(first, 0, view.KeyActivate)
 	require.True(t, ok, "the frame being applied is known by its number")
-	assert.Equal(t, "yes", a.Kind)
+	assert.Equal(t, view.ActionKind("yes"), a.Kind)
 	_, ok = r.BindingAt(0, view.KeyActivate)
 	assert.False(t, ok, "BindingAt only knows recorded frames")
 	ed.release <- struct{}{}
@@ -67,7 +67,7 @@ func TestKeysResolveOnTheFrameTheyWerePressedOn(t *testing.T) {
 
 	a, ok = r.BindingOnFrame(first, 0, view.KeyActivate)
 	require.True(t, ok, "pressed on the first frame: still YES")
-	assert.Equal(t, "yes", a.Kind)
+	assert.Equal(t, view.ActionKind("yes"), a.Kind)
 	_, ok = r.BindingOnFrame(second, 0, view.KeyActivate)
 	assert.False(t, ok, "on the second frame line 0 is the header")
 	// Once recorded, a key that names no frame uses the latest.
@@ -79,7 +79,7 @@ func TestKeysResolveOnTheFrameTheyWerePressedOn(t *testing.T) {
 		runtime.Gosched()
 	}
 	require.True(t, ok, "no number: the latest recorded frame")
-	assert.Equal(t, "yes", a.Kind)
+	assert.Equal(t, view.ActionKind("yes"), a.Kind)
 }
 
 func receive(t *testing.T, c chan int) int {

@@ -11,11 +11,11 @@ const replyLua = `require('magenta.host').reply(...)`
 // Neovim). The answer is computed off the notification goroutine, which
 // must never block, and sent back as a call to host.reply(id, result,
 // err). Every request gets exactly one answer.
-func (h *Host) answerAsync(ev event) {
-	id := ev.int("id")
-	args := []any{ev.str("name")}
-	if p, ok := ev.payload["payload"]; ok {
-		args = append(args, p)
+func (h *Host) answerAsync(p requestEvent) {
+	id := p.ID
+	args := []any{p.Name}
+	if p.Payload != nil { // a nil payload decodes as none (decodeEvent)
+		args = append(args, p.Payload)
 	}
 	go func() {
 		result, err := h.onRequest(args) // recovers its own panics

@@ -352,21 +352,3 @@ func (ts *terminals) write(w *termWindow) {
 		}
 	}
 }
-
-// terminalEvent handles the events of lua/magenta/terminal.lua and
-// reports whether ev was one: "terminal_input" {id, data} (keys typed in
-// terminal mode), "terminal_resize" {id, rows, cols}, "terminal_closed"
-// {id}. They only enqueue.
-func (h *Host) terminalEvent(ev event) bool {
-	switch ev.name {
-	case "terminal_input":
-		h.terms.Input(ev.int("id"), ev.bytes("data"))
-	case "terminal_resize":
-		h.terms.Resize(ev.int("id"), ev.int("rows"), ev.int("cols"))
-	case "terminal_closed":
-		h.terms.Closed(ev.int("id"))
-	default:
-		return false
-	}
-	return true
-}
