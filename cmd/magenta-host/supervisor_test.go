@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
-	"strconv"
 	"testing"
 	"time"
 
@@ -13,6 +11,7 @@ import (
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/localshell"
 	"github.com/magenta-nvim/magenta/pkg/nvimtest"
+	"github.com/magenta-nvim/magenta/pkg/proctest"
 )
 
 // The built binary is the shell's process supervisor: a command's exit
@@ -25,20 +24,5 @@ func TestBinaryIsTheSupervisor(t *testing.T) {
 	assert.Equal(t, 5, res.ExitCode)
 	require.Len(t, res.Head, 1)
 	assert.Equal(t, "ok", res.Head[0].Text)
-	require.Eventually(t, func() bool { return !sleepRunning(t, "7801") }, 30*time.Second, 10*time.Millisecond)
-}
-
-func sleepRunning(t *testing.T, arg string) bool {
-	t.Helper()
-	ents, err := os.ReadDir("/proc")
-	require.NoError(t, err)
-	for _, e := range ents {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		if b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && string(b) == "sleep\x00"+arg+"\x00" {
-			return true
-		}
-	}
-	return false
+	require.Eventually(t, func() bool { return !proctest.CommandRunning("sleep", "7801") }, 30*time.Second, 10*time.Millisecond)
 }

@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/localshell"
+	"github.com/magenta-nvim/magenta/pkg/proctest"
 )
 
 // build compiles this command into a temporary directory.
@@ -37,7 +36,7 @@ func TestSmallBinaryIsTheSupervisor(t *testing.T) {
 	assert.Equal(t, 5, res.ExitCode)
 	require.Len(t, res.Head, 1)
 	assert.Equal(t, "magenta-supervi", res.Head[0].Text, "bash's parent is the small supervisor (comm is cut at 15 bytes)")
-	require.Eventually(t, func() bool { return !sleepRunning(t, "7802") }, 30*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return !proctest.CommandRunning("sleep", "7802") }, 30*time.Second, 10*time.Millisecond)
 
 	res, err = sh.Execute(context.Background(), "test -t 0 && echo tty", capabilities.ExecOptions{ThreadID: "t", RequestID: "i", Interactive: true})
 	require.NoError(t, err)
@@ -57,19 +56,4 @@ func TestRunByHand(t *testing.T) {
 	out, err = exec.Command(bin, "--version").Output()
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(string(out), "magenta-supervisor "), string(out))
-}
-
-func sleepRunning(t *testing.T, arg string) bool {
-	t.Helper()
-	ents, err := os.ReadDir("/proc")
-	require.NoError(t, err)
-	for _, e := range ents {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		if b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && string(b) == "sleep\x00"+arg+"\x00" {
-			return true
-		}
-	}
-	return false
 }

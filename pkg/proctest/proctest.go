@@ -39,3 +39,23 @@ func StatusKiB(pid int, field string) (int64, error) {
 	}
 	return 0, fmt.Errorf("no %s in %s", field, path)
 }
+
+// CommandRunning reports whether a process whose argv is exactly argv
+// runs (read from /proc/<pid>/cmdline): how a test finds the escapee it
+// planted ("sleep 7801") without knowing its pid.
+func CommandRunning(argv ...string) bool {
+	want := strings.Join(argv, "\x00") + "\x00"
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		if b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && string(b) == want {
+			return true
+		}
+	}
+	return false
+}
