@@ -120,7 +120,10 @@ func TestInterruptedToolCallsGetAResultOnReopen(t *testing.T) {
 	h.app.Close() // the editor closes while the tool runs
 
 	h2, _ := savingHarness(t, dir, reg)
-	h2.app.SelectThread(id[:13])
+	// The whole id: the new app's own first thread can share a shorter
+	// prefix (UUIDv7 begins with the millisecond it was made), and a
+	// prefix two threads share opens neither.
+	h2.app.SelectThread(id)
 	text := h2.screen.waitForText(t, "Waiting.")
 	assert.Contains(t, text, "✗ wait")
 	h2.app.Send("go on")
