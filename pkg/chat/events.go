@@ -46,6 +46,12 @@ type (
 	// StateChanged: what the thread is doing (state()) changed, as seen
 	// after a burst of inbox messages.
 	StateChanged struct{ From, To threadState }
+	// MetaChanged: the thread's title, profile or usage so far changed
+	// (told after a burst of inbox messages, with all three as they are).
+	MetaChanged struct {
+		Title, Profile string
+		Usage          view.Usage
+	}
 )
 
 func (MessageAppended) threadEvent()  {}
@@ -53,6 +59,7 @@ func (HistoryCompacted) threadEvent() {}
 func (TurnUsage) threadEvent()        {}
 func (TurnEnded) threadEvent()        {}
 func (StateChanged) threadEvent()     {}
+func (MetaChanged) threadEvent()      {}
 
 // Observer reacts to a thread's events. It runs on the thread's
 // goroutine, right after the event, and sees the thread as the event
@@ -88,6 +95,20 @@ func (t *Thread) noteState() {
 		from := t.lastState
 		t.lastState = s
 		t.emit(StateChanged{From: from, To: s})
+	}
+}
+
+// meta is the thread's MetaChanged as it is now.
+func (t *Thread) meta() MetaChanged {
+	return MetaChanged{Title: t.title, Profile: t.profile.Name, Usage: t.usage}
+}
+
+// noteMeta emits MetaChanged when the title, profile or usage differ from
+// what was last told (from publish).
+func (t *Thread) noteMeta() {
+	if m := t.meta(); m != t.lastMeta {
+		t.lastMeta = m
+		t.emit(m)
 	}
 }
 

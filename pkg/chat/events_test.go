@@ -46,3 +46,20 @@ func TestNewThreadAttachesNoObservers(t *testing.T) {
 	th := newThread(context.Background(), "t", config.Profile{Name: "p"}, Deps{})
 	assert.Empty(t, th.observers)
 }
+
+// TestMetaChangedOncePerChange: the title, profile and usage reach the
+// observers (the log saves them from there) once per change.
+func TestMetaChangedOncePerChange(t *testing.T) {
+	th := newThread(context.Background(), "t", config.Profile{Name: "p"}, Deps{})
+	var told []MetaChanged
+	th.observe(ObserverFunc(func(_ *Thread, ev ThreadEvent) {
+		if m, ok := ev.(MetaChanged); ok {
+			told = append(told, m)
+		}
+	}))
+	th.noteMeta()
+	th.noteMeta()
+	th.title = "fix the parser"
+	th.noteMeta()
+	assert.Equal(t, []MetaChanged{{Profile: "p"}, {Title: "fix the parser", Profile: "p"}}, told)
+}

@@ -55,6 +55,8 @@ func observeForLog(t *Thread, ev ThreadEvent) {
 		t.saveCompaction(ev.Summary, ev.Replaced, ev.History)
 	case TurnUsage:
 		t.saveTurnUsage(ev.Usage, ev.Requests)
+	case MetaChanged:
+		t.saveMeta(ev)
 	}
 }
 
@@ -143,23 +145,23 @@ func (t *Thread) openLog() bool {
 	return true
 }
 
-// saveMeta records a changed title or usage (after each burst of
-// messages, from publish).
-func (t *Thread) saveMeta() {
+// saveMeta records what of m differs from the log's: a changed title,
+// profile or usage (MetaChanged, and once more when the log closes).
+func (t *Thread) saveMeta(m MetaChanged) {
 	if t.log.w == nil {
 		return
 	}
-	if t.title != t.log.title {
-		t.log.title = t.title
-		t.saveErr(t.log.w.Title(t.title))
+	if m.Title != t.log.title {
+		t.log.title = m.Title
+		t.saveErr(t.log.w.Title(m.Title))
 	}
-	if t.profile.Name != t.log.profile {
-		t.log.profile = t.profile.Name
-		t.saveErr(t.log.w.Profile(t.profile.Name))
+	if m.Profile != t.log.profile {
+		t.log.profile = m.Profile
+		t.saveErr(t.log.w.Profile(m.Profile))
 	}
-	if t.usage != t.log.usage {
-		t.log.usage = t.usage
-		t.saveErr(t.log.w.Usage(storedUsage(t.usage)))
+	if m.Usage != t.log.usage {
+		t.log.usage = m.Usage
+		t.saveErr(t.log.w.Usage(storedUsage(m.Usage)))
 	}
 }
 
@@ -196,7 +198,7 @@ func (t *Thread) saveErr(err error) {
 // closeLog releases the thread's log (and its lock).
 func (t *Thread) closeLog() {
 	if t.log.w != nil {
-		t.saveMeta()
+		t.saveMeta(t.meta())
 		_ = t.log.w.Close()
 		t.log.w = nil
 	}

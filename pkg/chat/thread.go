@@ -85,6 +85,7 @@ type Thread struct {
 	// the state last told them.
 	observers []Observer
 	lastState threadState
+	lastMeta  MetaChanged
 }
 
 type (
@@ -339,7 +340,7 @@ func (t *Thread) publish(force bool) {
 	}
 	t.dirty = false
 	t.noteState()
-	t.saveMeta()
+	t.noteMeta()
 	// The summary goes first: a command acting on what the display shows
 	// (delete a thread drawn "ready") must not find the status a frame old.
 	sum := view.ThreadSummary{ID: t.ID, Title: t.title, Status: t.statusWord(), Profile: t.profile.Name, ParentID: t.listParent(),
