@@ -65,6 +65,9 @@ type AppDeps struct {
 	MCP func() view.MCPLine
 	// ToolServers: see Deps.
 	ToolServers ToolServers
+	// Observers are attached to every thread, sub-agents included: what
+	// reacts to a turn (checkpoints, hooks) plugs in here (see Deps).
+	Observers []Observer
 	// Store saves threads and lists the saved ones (nil: not saved);
 	// OpenEnv makes a saved Docker thread's environment (app_saved.go).
 	Store   *threadstore.Store

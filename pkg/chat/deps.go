@@ -77,6 +77,9 @@ type Deps struct {
 	// ToolServers are the servers behind some tools (MCP), which the
 	// thread's first request waits for while they start; nil: none.
 	ToolServers ToolServers
+	// Observers react to the thread's events (events.go), told after the
+	// thread's own (its log, its report to a parent); they must not block.
+	Observers []Observer
 	// Store saves the thread (nil: it is not saved).
 	Store *threadstore.Store
 	// agents links the thread to the app's sub-agents (zero: none).

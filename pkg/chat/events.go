@@ -1,9 +1,12 @@
 package chat
 
 import (
+	"encoding/json"
+
 	"github.com/magenta-nvim/magenta/pkg/chat/view"
 	"github.com/magenta-nvim/magenta/pkg/provider"
 	"github.com/magenta-nvim/magenta/pkg/threadstore"
+	"github.com/magenta-nvim/magenta/pkg/tools"
 )
 
 // ThreadEvent is something that happened to a thread. The thread emits
@@ -46,6 +49,18 @@ type (
 	// StateChanged: what the thread is doing (state()) changed, as seen
 	// after a burst of inbox messages.
 	StateChanged struct{ From, To threadState }
+	// ToolCallStarted: the model's tool call ID runs now (on a worker),
+	// with the input the model sent.
+	ToolCallStarted struct {
+		ID, Name string
+		Input    json.RawMessage
+	}
+	// ToolCallEnded: the tool call ID returned Result. A call the user
+	// aborts ends with its turn instead (TurnEnded, Aborted).
+	ToolCallEnded struct {
+		ID, Name string
+		Result   tools.Result
+	}
 	// MetaChanged: the thread's title, profile or usage so far changed
 	// (told after a burst of inbox messages, with all three as they are).
 	MetaChanged struct {
@@ -60,6 +75,8 @@ func (TurnUsage) threadEvent()        {}
 func (TurnEnded) threadEvent()        {}
 func (StateChanged) threadEvent()     {}
 func (MetaChanged) threadEvent()      {}
+func (ToolCallStarted) threadEvent()  {}
+func (ToolCallEnded) threadEvent()    {}
 
 // Observer reacts to a thread's events. It runs on the thread's
 // goroutine, right after the event, and sees the thread as the event
@@ -117,4 +134,7 @@ func (t *Thread) noteMeta() {
 func (t *Thread) attachStandardObservers() {
 	t.observe(ObserverFunc(observeForLog))
 	t.observe(ObserverFunc(observeForParent))
+	for _, o := range t.deps.Observers {
+		t.observe(o)
+	}
 }

@@ -2,12 +2,18 @@ package chat
 
 import (
 	"context"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
+	"github.com/magenta-nvim/magenta/pkg/capabilities"
 	"github.com/magenta-nvim/magenta/pkg/config"
 	"github.com/magenta-nvim/magenta/pkg/provider"
+	"github.com/magenta-nvim/magenta/pkg/provider/providertest"
+	"github.com/magenta-nvim/magenta/pkg/tools"
 )
 
 // TestEventsReachObserversInOrder: a change to the history is told to
@@ -62,4 +68,48 @@ func TestMetaChangedOncePerChange(t *testing.T) {
 	th.title = "fix the parser"
 	th.noteMeta()
 	assert.Equal(t, []MetaChanged{{Profile: "p"}, {Title: "fix the parser", Profile: "p"}}, told)
+}
+
+// TestAnAppObserverSeesATurn: an observer given to the App (how
+// checkpoints or hooks plug in) sees a turn with a tool call in the order
+// it happened, on the thread's goroutine.
+func TestAnAppObserverSeesATurn(t *testing.T) {
+	screen := newRecordingScreen()
+	fake := providertest.New()
+	seen := make(chan string, 64)
+	app, err := NewApp(context.Background(), config.Options{Profiles: testProfiles}, AppDeps{
+		Screen: screen, Tools: tools.Default(), Env: &capabilities.Environment{Name: "test", Cwd: t.TempDir()},
+		NewProvider: func(config.Profile) (provider.Provider, error) { return fake, nil },
+		Observers: []Observer{ObserverFunc(func(_ *Thread, ev ThreadEvent) {
+			switch ev := ev.(type) {
+			case MessageAppended:
+				seen <- "message:" + string(ev.Message.Role)
+			case ToolCallStarted:
+				seen <- "started:" + ev.Name
+			case ToolCallEnded:
+				seen <- "ended:" + ev.Name
+			case TurnEnded:
+				seen <- fmt.Sprintf("turn ended, clean %v", ev.Clean)
+			}
+		})},
+	})
+	require.NoError(t, err)
+	t.Cleanup(app.Close)
+	screen.waitForText(t, "# New thread")
+	app.Send("name it")
+	call := fake.Next(t)
+	call.ToolUse("tu_1", "thread_title", map[string]string{"title": "Named"})
+	call.Stop(provider.StopToolUse)
+	fake.Next(t).Reply("done")
+	want := []string{"message:user", "message:assistant", "started:thread_title", "ended:thread_title", "message:user", "message:assistant", "turn ended, clean true"}
+	var got []string
+	for range want {
+		select {
+		case s := <-seen:
+			got = append(got, s)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("events so far: %v", got)
+		}
+	}
+	assert.Equal(t, want, got)
 }

@@ -111,6 +111,7 @@ func (a *App) threadDeps(env *capabilities.Environment, systemPrompt string) Dep
 		MCP:          a.deps.MCP,
 		ToolServers:  a.deps.ToolServers,
 		Store:        a.deps.Store,
+		Observers:    a.deps.Observers,
 		agents:       agentDeps{app: a, limit: a.agents.limit, basePrompt: systemPrompt},
 	}
 }

@@ -66,6 +66,7 @@ func (t *Thread) startTool(tr *turn, e *entry, b provider.Block) {
 		t.enqueue(msgToolDone{turn: tr.id, id: e.id, res: toolResult(res)})
 	}()
 	t.startTicker(tr)
+	t.emit(ToolCallStarted{ID: b.ToolUseID, Name: name, Input: b.Input})
 }
 
 // startTicker sends msgTick while the turn's tools run.
@@ -133,6 +134,7 @@ func (t *Thread) finishTool(e *entry, res toolResult) {
 	}
 	e.tool.Summary, e.tool.Result, e.tool.LogPath = res.summary(), res.Text, res.LogPath
 	e.tool.Diff = res.Diff
+	defer t.emit(ToolCallEnded{ID: e.toolID, Name: e.tool.Name, Result: tools.Result(res)})
 	if res.Location != nil {
 		e.tool.DiffPath, e.tool.DiffLine = res.Location.Path, res.Location.Line
 	}
