@@ -33,7 +33,7 @@ type (
 	// msgContextRead carries the user text and the context blocks read for
 	// it on a worker goroutine.
 	msgContextRead struct {
-		for_    *entry // the waiting message the files were read for
+		waiting *entry // the waiting message the files were read for
 		blocks  []provider.Block
 		updated map[string]string // path → content now sent
 		missing map[string]bool
@@ -79,7 +79,7 @@ func (t *Thread) contextIndex(path string) int {
 
 // readContext reads the context files for a user message on a worker
 // goroutine (reading may go through Neovim) and reports back.
-func (t *Thread) readContext(for_ *entry) {
+func (t *Thread) readContext(waiting *entry) {
 	files := make([]contextFile, len(t.context))
 	for i, c := range t.context {
 		files[i] = *c
@@ -91,7 +91,7 @@ func (t *Thread) readContext(for_ *entry) {
 	t.workers.Add(1)
 	go func() {
 		defer t.workers.Done()
-		msg := msgContextRead{for_: for_, updated: map[string]string{}, missing: map[string]bool{}}
+		msg := msgContextRead{waiting: waiting, updated: map[string]string{}, missing: map[string]bool{}}
 		for _, f := range files {
 			block, now, missing, refused := readContextBlock(ctx, fs, f)
 			if missing {
@@ -190,7 +190,7 @@ func (t *Thread) onContextRead(m msgContextRead) {
 			c.sent, c.seen = now, true
 		}
 	}
-	if len(t.pending) == 0 || t.pending[0] != m.for_ {
+	if len(t.pending) == 0 || t.pending[0] != m.waiting {
 		t.readingContext = false // not expected: the message is gone
 		t.dispatch()
 		return

@@ -37,13 +37,6 @@ type threadLog struct {
 	active   time.Time
 }
 
-// appendTyped appends a user message whose blocks include text the user
-// typed (with what its mentions attached), marked so a reopened thread
-// shows it as the user saw it.
-func (t *Thread) appendTyped(m provider.Message, typed []threadstore.Typed) {
-	t.appendMessageTyped(m, typed)
-}
-
 // observeForLog saves the thread as its events say it changed: the log
 // is the thread's first observer (attached after a restored thread's
 // rebuild, so nothing replayed is saved twice).

@@ -72,7 +72,7 @@ func (m msgServersWaited) apply(t *Thread) {
 // waitingForServers is the status line while the first request waits.
 func waitingForServers(names []string) string {
 	return fmt.Sprintf("waiting for MCP %s %s to start (up to %s)",
-		pluralWord(len(names), "server", "servers"), strings.Join(names, ", "), ToolServerWait)
+		view.Word(len(names), "server", "servers"), strings.Join(names, ", "), ToolServerWait)
 }
 
 // leftOutNotice says which servers the request went without.
@@ -81,11 +81,4 @@ func leftOutNotice(names []string) string {
 		return fmt.Sprintf("MCP server %s is still starting: its tools are left out of this request and join a later one once it is ready", names[0])
 	}
 	return fmt.Sprintf("MCP servers %s are still starting: their tools are left out of this request and join a later one once they are ready", strings.Join(names, ", "))
-}
-
-func pluralWord(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

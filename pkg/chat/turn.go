@@ -452,11 +452,13 @@ func (t *Thread) endTurn(clean bool) {
 // appendMessage adds m to the history, merging it into the last message
 // when both have the same role (providers want roles to alternate) and
 // dropping empty messages (providers reject them).
-func (t *Thread) appendMessage(m provider.Message) { t.appendMessageTyped(m, nil) }
+func (t *Thread) appendMessage(m provider.Message) { t.appendTyped(m, nil) }
 
-// appendMessageTyped is appendMessage for a message with typed blocks
-// (appendTyped), told to the observers as MessageAppended.
-func (t *Thread) appendMessageTyped(m provider.Message, typed []threadstore.Typed) {
+// appendTyped is appendMessage for a user message whose blocks include
+// text the user typed (typed: which, and what its mentions attached), so
+// a reopened thread shows it as the user saw it. Observers are told
+// MessageAppended.
+func (t *Thread) appendTyped(m provider.Message, typed []threadstore.Typed) {
 	if len(m.Content) == 0 {
 		return
 	}
