@@ -68,6 +68,9 @@ type AppDeps struct {
 	// Observers are attached to every thread, sub-agents included: what
 	// reacts to a turn (checkpoints, hooks) plugs in here (see Deps).
 	Observers []Observer
+	// Interceptors wrap every tool call of every thread, sub-agents
+	// included (see Deps).
+	Interceptors []tools.Interceptor
 	// Store saves threads and lists the saved ones (nil: not saved);
 	// OpenEnv makes a saved Docker thread's environment (app_saved.go).
 	Store   *threadstore.Store

@@ -80,6 +80,10 @@ type Deps struct {
 	// Observers react to the thread's events (events.go), told after the
 	// thread's own (its log, its report to a parent); they must not block.
 	Observers []Observer
+	// Interceptors wrap every tool call the thread runs, on the call's
+	// worker, first outermost (tools.Interceptor): what must happen
+	// before a call, may veto it or adds to its result plugs in here.
+	Interceptors []tools.Interceptor
 	// Store saves the thread (nil: it is not saved).
 	Store *threadstore.Store
 	// agents links the thread to the app's sub-agents (zero: none).

@@ -112,6 +112,7 @@ func (a *App) threadDeps(env *capabilities.Environment, systemPrompt string) Dep
 		ToolServers:  a.deps.ToolServers,
 		Store:        a.deps.Store,
 		Observers:    a.deps.Observers,
+		Interceptors: a.deps.Interceptors,
 		agents:       agentDeps{app: a, limit: a.agents.limit, basePrompt: systemPrompt},
 	}
 }

@@ -40,7 +40,7 @@ func isSubagent(c *providertest.Call) bool {
 	return strings.Contains(c.Request.System, "You are a sub-agent")
 }
 
-func newAgentHarness(t *testing.T, sub config.Subagents, reg *tools.Registry, child func(c *providertest.Call)) *agentHarness {
+func newAgentHarness(t *testing.T, sub config.Subagents, reg *tools.Registry, child func(c *providertest.Call), more ...func(*AppDeps)) *agentHarness {
 	t.Helper()
 	broker := approval.NewBroker(nil)
 	ws := t.TempDir()
@@ -51,12 +51,12 @@ func newAgentHarness(t *testing.T, sub config.Subagents, reg *tools.Registry, ch
 					return guard.BashVerdict{Allow: command == "ls", Reason: "not known to be safe"}
 				}}),
 	}
-	return newAgentHarnessIn(t, env, broker, sub, reg, child)
+	return newAgentHarnessIn(t, env, broker, sub, reg, child, more...)
 }
 
 // newAgentHarnessIn is newAgentHarness in env, whose approvals go to
 // broker.
-func newAgentHarnessIn(t *testing.T, env *capabilities.Environment, broker *approval.Broker, sub config.Subagents, reg *tools.Registry, child func(c *providertest.Call)) *agentHarness {
+func newAgentHarnessIn(t *testing.T, env *capabilities.Environment, broker *approval.Broker, sub config.Subagents, reg *tools.Registry, child func(c *providertest.Call), more ...func(*AppDeps)) *agentHarness {
 	t.Helper()
 	if reg == nil {
 		reg = tools.Default()
@@ -74,11 +74,15 @@ func newAgentHarnessIn(t *testing.T, env *capabilities.Environment, broker *appr
 		h.parent <- c
 	})
 	profiles := append([]config.Profile{}, testProfiles...)
-	app, err := NewApp(context.Background(), config.Options{Profiles: profiles, Subagents: sub}, AppDeps{
+	deps := AppDeps{
 		Screen: h.screen, Tools: reg, Env: env, Broker: broker,
 		NewProvider:  func(config.Profile) (provider.Provider, error) { return fake, nil },
 		SystemPrompt: "be brief",
-	})
+	}
+	for _, f := range more {
+		f(&deps)
+	}
+	app, err := NewApp(context.Background(), config.Options{Profiles: profiles, Subagents: sub}, deps)
 	require.NoError(t, err)
 	t.Cleanup(app.Close)
 	h.app = app

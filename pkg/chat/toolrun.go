@@ -61,8 +61,9 @@ func (t *Thread) startTool(tr *turn, e *entry, b provider.Block) {
 	t.workers.Add(1)
 	go func() {
 		defer t.workers.Done()
-		// Only a tool the request offered runs (tools.Offered says why).
-		res := t.deps.Tools.RunOffered(ctx, name, call, offered)
+		// Only a tool the request offered runs (tools.Offered says why),
+		// inside the interceptors (checkpoints, hooks, verification).
+		res := t.deps.Tools.RunIntercepted(ctx, name, call, offered, t.deps.Interceptors)
 		t.enqueue(msgToolDone{turn: tr.id, id: e.id, res: toolResult(res)})
 	}()
 	t.startTicker(tr)

@@ -335,6 +335,7 @@ func (h *Host) attach(p attachEvent) {
 		ToolServers:  h.toolServers(),
 		Store:        h.threadStore(opts, p.DataDir, env.Cwd),
 		OpenEnv:      h.openSavedEnv(opts),
+		Interceptors: h.interceptors(opts, env),
 	})
 	if err != nil {
 		h.initErr = err

@@ -55,6 +55,10 @@ type Result struct {
 	Diff string
 	// Location is where the user can jump to see the change.
 	Location *Location
+	// Notes are lines an interceptor adds for the user (the diagnostics an
+	// edit introduced, a checkpoint that is incomplete), drawn under the
+	// call's diff; what the model should read goes into Text as well.
+	Notes []string
 }
 
 // Location is a place in a file (1-based line).
