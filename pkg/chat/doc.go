@@ -15,6 +15,9 @@
 // thread's life — its saved log, a sub-agent's report to its parent — is
 // an Observer of typed ThreadEvents (events.go), told on the thread's
 // goroutine; a restored thread attaches its observers after the rebuild.
+// What acts around a tool call (before it, vetoing it, adding to its
+// result) is a tools.Interceptor in Deps.Interceptors, run on the call's
+// worker.
 //
 // After a burst of messages the owner renders the entries that changed
 // (package view) and publishes a Frame to the Display; the host applies
@@ -37,7 +40,7 @@
 // request passed the profile's threshold, between the requests of a long
 // turn, before the turn of messages queued during one, on :Magenta compact, or once after a prompt-too-long answer; the
 // owner swaps the history only when the summary has arrived, and saves
-// it with the thread (saveCompaction, persist.go).
+// it with the thread (a HistoryCompacted event the log observes, persist.go).
 // A thread's first request waits, up to ToolServerWait and on a worker
 // goroutine, for the tool servers (MCP) still starting (toolwait.go).
 // Every message the user sends goes into one queue, t.pending, drawn as

@@ -2,6 +2,10 @@ package chat
 
 import (
 	"encoding/json"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"time"
 
 	"github.com/magenta-nvim/magenta/pkg/chat/view"
 	"github.com/magenta-nvim/magenta/pkg/provider"
@@ -82,8 +86,11 @@ func (ToolCallEnded) threadEvent()    {}
 // goroutine, right after the event, and sees the thread as the event
 // left it; it may change the thread (draw a notice, queue a message), but
 // it must not block: anything slow goes to a goroutine of its own and
-// comes back through the inbox, as tools do. Observers are told in the
-// order they were attached.
+// comes back through the inbox, as tools do. One that takes longer than
+// observerBudget is logged as slow, naming it; one that panics is logged
+// and skipped for that event, and the thread goes on. Observers are told
+// in the order they were attached. What must happen before a tool call,
+// or may veto it, is a tools.Interceptor instead (Deps.Interceptors).
 type Observer interface {
 	Observe(t *Thread, ev ThreadEvent)
 }
@@ -98,11 +105,30 @@ func (f ObserverFunc) Observe(t *Thread, ev ThreadEvent) { f(t, ev) }
 // rebuilding its history, so replaying it tells no one.
 func (t *Thread) observe(o Observer) { t.observers = append(t.observers, o) }
 
+// observerBudget is how long an observer may hold the thread's
+// goroutine before it is logged as slow: a frame is 30 ms, and every
+// observer of every event shares it.
+const observerBudget = 5 * time.Millisecond
+
 // emit tells every observer about ev.
 func (t *Thread) emit(ev ThreadEvent) {
 	for _, o := range t.observers {
-		o.Observe(t, ev)
+		t.tell(o, ev)
 	}
+}
+
+// tell is one observer told one event, timed, its panic recovered.
+func (t *Thread) tell(o Observer, ev ThreadEvent) {
+	start := time.Now()
+	defer func() {
+		if p := recover(); p != nil {
+			slog.Error("thread observer panicked", "thread", t.ID, "observer", fmt.Sprintf("%T", o), "event", fmt.Sprintf("%T", ev), "panic", p, "stack", string(debug.Stack()))
+		}
+		if d := time.Since(start); d > observerBudget {
+			slog.Warn("thread observer is slow", "thread", t.ID, "observer", fmt.Sprintf("%T", o), "event", fmt.Sprintf("%T", ev), "took", d)
+		}
+	}()
+	o.Observe(t, ev)
 }
 
 // noteState emits StateChanged when state() differs from the last one

@@ -113,3 +113,42 @@ func TestAnAppObserverSeesATurn(t *testing.T) {
 	}
 	assert.Equal(t, want, got)
 }
+
+// An observer that panics is logged and skipped; the thread and the
+// observers after it go on.
+func TestAPanickingObserverDoesNotStopTheThread(t *testing.T) {
+	screen := newRecordingScreen()
+	fake := providertest.New()
+	ended := make(chan bool, 4)
+	app, err := NewApp(context.Background(), config.Options{Profiles: testProfiles}, AppDeps{
+		Screen: screen, Tools: tools.Default(), Env: &capabilities.Environment{Name: "test", Cwd: t.TempDir()},
+		NewProvider: func(config.Profile) (provider.Provider, error) { return fake, nil },
+		Observers: []Observer{
+			ObserverFunc(func(_ *Thread, ev ThreadEvent) {
+				if _, ok := ev.(ToolCallStarted); ok {
+					panic("observer bug")
+				}
+			}),
+			ObserverFunc(func(_ *Thread, ev ThreadEvent) {
+				if ev, ok := ev.(TurnEnded); ok {
+					ended <- ev.Clean
+				}
+			}),
+		},
+	})
+	require.NoError(t, err)
+	t.Cleanup(app.Close)
+	screen.waitForText(t, "# New thread")
+	app.Send("name it")
+	call := fake.Next(t)
+	call.ToolUse("tu_1", "thread_title", map[string]string{"title": "Named"})
+	call.Stop(provider.StopToolUse)
+	fake.Next(t).Reply("done")
+	select {
+	case clean := <-ended:
+		assert.True(t, clean)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the turn did not end")
+	}
+	screen.waitForText(t, "Named")
+}
