@@ -35,6 +35,8 @@ type threadLog struct {
 	// was (the thread list shows both).
 	messages int
 	active   time.Time
+	// users are the user's messages among them, in order (rewind.go).
+	users []userPoint
 }
 
 // observeForLog saves the thread as its events say it changed: the log
@@ -65,6 +67,9 @@ func typedAt(index int, att []Attachment) threadstore.Typed {
 // saveMessage records a message appended to the history. The log is
 // made with the first message, so threads never used leave no file.
 func (t *Thread) saveMessage(m provider.Message, typed []threadstore.Typed) {
+	if len(typed) > 0 {
+		t.log.users = append(t.log.users, userPoint{record: t.log.messages, text: typedText(m, typed)})
+	}
 	t.log.messages++
 	t.log.active = time.Now()
 	if !t.openLog() {

@@ -80,7 +80,9 @@ func (t *Thread) rebuild(msgs []threadstore.Message, compactions []threadstore.S
 		t.appendMessage(m.Message)
 		switch m.Role {
 		case provider.RoleUser:
+			before := len(t.entries)
 			t.rebuildUser(m, tools)
+			t.noteRebuiltUser(i, t.entries[before:])
 		case provider.RoleAssistant:
 			first := true
 			for _, b := range m.Content {

@@ -264,6 +264,8 @@ func (t *Thread) handle(m any) {
 		t.onAbort()
 	case msgAction:
 		t.onAction(m.action)
+	case msgQuery:
+		m.f()
 	case msgSetTitle:
 		t.title = m.title
 		t.dirty = true
