@@ -173,17 +173,22 @@ func BenchmarkFirstToggle(b *testing.B) {
 			}
 			b.ReportMetric(median(samples)/1e6, "toggle-ms-median")
 		})
-		for _, mcp := range []string{"", threeMCP} {
-			name := nvimtest.Version(b, bin)
-			if mcp != "" {
-				name += "/3-mcp-servers"
-			}
+		// Skill, command and agent files must not change it either: they
+		// are read on first need (pkg/prompts).
+		for _, v := range []struct {
+			name, mcp string
+			files     bool
+		}{{"", "", false}, {"/3-mcp-servers", threeMCP, false}, {"/50-skills-50-commands-10-agents", "", true}} {
+			name, mcp := nvimtest.Version(b, bin)+v.name, v.mcp
 			b.Run(name, func(b *testing.B) {
 				samples := make([]float64, 0, b.N)
 				for i := 0; i < b.N; i++ {
 					b.StopTimer()
 					n := nvimtest.Start(b, bin)
 					n.Serve()
+					if v.files {
+						plantPromptFiles(b, n.Dir)
+					}
 					n.Setup(fmt.Sprintf(`{
 					profiles = { { name = "x", provider = "anthropic", model = "m" } },
 					host = { binary = %q, logFile = %q },

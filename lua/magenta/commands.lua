@@ -60,6 +60,13 @@ M.subcommands = {
     host().notify(protocol.events.threads)
     sidebar().open()
   end,
+  plan = function()
+    host().notify(protocol.events.plan)
+    sidebar().open()
+  end,
+  rewind = function(args, cmd)
+    require("magenta.rewind").command(args, cmd and cmd.bang)
+  end,
   thread = function(args)
     host().notify(protocol.events.thread, { id = args[1] or "" })
     sidebar().open()
@@ -107,6 +114,15 @@ M.subcommands = {
   ["mcp-untrust"] = function()
     host().notify(protocol.events.mcp_untrust)
   end,
+  hooks = function()
+    vim.notify(table.concat(M.hooks_lines(), "\n"), vim.log.levels.INFO)
+  end,
+  ["hooks-trust"] = function()
+    host().notify(protocol.events.hooks_trust)
+  end,
+  ["hooks-untrust"] = function()
+    host().notify(protocol.events.hooks_untrust)
+  end,
   ["add-buffer"] = function()
     local name = vim.api.nvim_buf_get_name(0)
     local why
@@ -137,12 +153,17 @@ local order = {
   "threads",
   "thread",
   "delete-thread",
+  "rewind",
+  "plan",
   "profile",
   "context-files",
   "add-buffer",
   "mcp",
   "mcp-trust",
   "mcp-untrust",
+  "hooks",
+  "hooks-trust",
+  "hooks-untrust",
   "paste-selection",
   "inline-edit",
   "restart",
@@ -211,6 +232,54 @@ function M.mcp_lines(no_heading)
   return lines
 end
 
+-- What :Magenta hooks says about the workspace's settings, by state.
+local hook_file_states = {
+  trusted = "trusted: their hooks run (:Magenta hooks-untrust stops them)",
+  untrusted = "not trusted: their hooks do not run (:Magenta hooks-trust runs them)",
+  waiting = "waiting for your answer in the sidebar (or :Magenta hooks-trust / hooks-untrust)",
+  malformed = "malformed, none of their hooks runs: ",
+  absent = "no hooks in this workspace",
+  ["not read"] = "not read yet: read when you first send a message",
+  off = "not read (hooksProjectFile = false)",
+}
+
+--- What :Magenta hooks says: every hook (event, matcher, command,
+--- timeout, source, whether it runs), where the workspace's
+--- .claude/settings*.json stand, and what magenta does not run.
+function M.hooks_lines()
+  local list, err = host().request(protocol.requests.hooks)
+  if type(list) ~= "table" then
+    return { "magenta: hooks: the host did not answer: " .. tostring(err) }
+  end
+  local lines = { "magenta: hooks (:help magenta-hooks)" }
+  local project = list.project or {}
+  local say = hook_file_states[project.state] or tostring(project.state)
+  if project.state == "malformed" then
+    say = say .. tostring(project.problem)
+  end
+  lines[#lines + 1] = "  workspace .claude/settings.json, settings.local.json: " .. say
+  if #(list.hooks or {}) == 0 then
+    lines[#lines + 1] = "  no hooks: none in setup() (hooks) and none in the workspace's settings"
+  end
+  for _, h in ipairs(list.hooks or {}) do
+    local matcher = ""
+    if h.event ~= "UserPromptSubmit" and h.event ~= "Stop" then
+      matcher = (h.matcher == "" or h.matcher == "*") and " (every)" or (" " .. h.matcher)
+    end
+    local source = h.source == "setup" and "setup()" or h.source
+    local state = h.active and "runs" or "does not run"
+    lines[#lines + 1] = string.format("  %s%s: %s", h.event, matcher, vim.inspect(h.command))
+    lines[#lines + 1] = string.format("    from %s, timeout %gs, %s", source, h.timeout, state)
+    if h.note ~= "" then
+      lines[#lines + 1] = "    note: " .. h.note
+    end
+  end
+  for _, n in ipairs(list.ignored or {}) do
+    lines[#lines + 1] = "  not run by magenta: " .. n
+  end
+  return lines
+end
+
 --- The lines a range command was given (nil without a range).
 function M.range(cmd)
   if cmd and cmd.range and cmd.range > 0 then
@@ -258,6 +327,8 @@ function M.complete(arglead, cmdline)
     -- Only a running host has threads; completion never starts one.
     local h = require("magenta.host")
     candidates = h.running() and h.request(protocol.requests.thread_ids) or {}
+  elseif #words == 4 and words[2] == "rewind" then
+    candidates = { "code", "conversation", "both" }
   elseif #words > 2 then
     return {}
   end

@@ -34,6 +34,7 @@ M.defaults = {
       threads = "<leader>ml",
       abort = "<leader>ma",
       add_buffer = "<leader>mb", -- attach the current buffer as a context file
+      plan = "<leader>mP", -- plan mode on/off: read-only tools until you approve a plan
     },
     -- Visual mode: act on the selected lines.
     visual = {
@@ -102,6 +103,15 @@ M.defaults = {
   -- trust it: the sidebar asks YES / NO the first time a thread needs
   -- tools, and again when the file changes. false: never read it.
   mcpProjectFile = true,
+  -- Hooks in Claude Code's format, by event: PreToolUse, PostToolUse,
+  -- UserPromptSubmit, Stop, SessionStart = { { matcher = "bash_command",
+  -- hooks = { { type = "command", command = "...", timeout = 60 } } } }.
+  -- See :help magenta-hooks.
+  hooks = {},
+  -- Run the hooks of the workspace's .claude/settings.json and
+  -- settings.local.json once you trust them (asked YES / NO in the
+  -- sidebar, again when they change). false: never read them.
+  hooksProjectFile = true,
   systemPrompt = nil,
   -- Where new threads work: { type = "local" }, or { type = "docker",
   -- container = "dev", cwd = "/work" } (see :help magenta-docker).
@@ -111,6 +121,17 @@ M.defaults = {
   threads = {
     persist = true, -- save threads as they change; :Magenta threads lists them
     maxAge = 90, -- days after its last activity a thread is deleted; 0 keeps them forever
+  },
+  -- Checkpoints of the workspace before each message and around each tool
+  -- call that may change files, for :Magenta rewind (see :help magenta-rewind).
+  checkpoints = {
+    enabled = true,
+    exclude = {}, -- gitignore patterns never captured, beside .gitignore and the defaults
+  },
+  -- The language servers your configuration attaches (see :help magenta-lsp).
+  lsp = {
+    verifyEdits = true, -- after edit_file / write_file, tell the model the diagnostics the change introduced or fixed
+    verifyTimeout = 3, -- seconds each wait for the servers' report (before the edit, after it) may last
   },
   sandbox = {
     enabled = "auto", -- "auto" | true | false: confine bash_command with bubblewrap (Linux)
@@ -251,8 +272,17 @@ function M.for_host()
     subagents = M.subagents_for_host(o.subagents),
     mcpServers = M.mcp_for_host(o.mcpServers),
     mcpProjectFile = o.mcpProjectFile,
+    -- Omitted when empty: an empty Lua table would encode as [].
+    hooks = (o.hooks and next(o.hooks)) and o.hooks or nil,
+    hooksProjectFile = o.hooksProjectFile,
     environment = o.environment,
     threads = o.threads,
+    checkpoints = o.checkpoints and {
+      enabled = o.checkpoints.enabled,
+      -- Omitted when empty: an empty Lua table would encode as {}.
+      exclude = (o.checkpoints.exclude and next(o.checkpoints.exclude)) and o.checkpoints.exclude or nil,
+    } or nil,
+    lsp = o.lsp,
     sandbox = o.sandbox and {
       enabled = o.sandbox.enabled,
       network = o.sandbox.network,

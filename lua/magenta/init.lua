@@ -22,6 +22,7 @@ local global_actions = {
   threads = { "threads", "list threads" },
   abort = { "abort", "abort the current turn" },
   add_buffer = { "add-buffer", "attach the current buffer to the thread" },
+  plan = { "plan", "plan mode on or off" },
 }
 
 -- Visual-mode keymaps: a ":" mapping, so the command gets the selection

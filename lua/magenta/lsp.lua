@@ -14,6 +14,11 @@ local capability = {
   ["textDocument/references"] = "referencesProvider",
   ["textDocument/definition"] = "definitionProvider",
   ["textDocument/typeDefinition"] = "typeDefinitionProvider",
+  ["textDocument/documentSymbol"] = "documentSymbolProvider",
+  ["workspace/symbol"] = "workspaceSymbolProvider",
+  ["textDocument/rename"] = "renameProvider",
+  ["textDocument/formatting"] = "documentFormattingProvider",
+  ["textDocument/codeAction"] = "codeActionProvider",
 }
 
 -- The initialized clients attached to buf.
@@ -127,31 +132,114 @@ local function note_no_server(buf)
   end
 end
 
+-- A request whose server exits before answering is never answered
+-- (Neovim drops its callbacks, 0.7 through 0.12): gather watches the
+-- clients it waits for every WATCH_MS, at most WATCH_FOR_MS (the host
+-- gave up long before).
+local WATCH_MS, WATCH_FOR_MS = 100, 60000
+
+-- Whether client c has exited or is stopping.
+local function gone(c)
+  if vim.lsp.get_client_by_id(c.id) == nil then
+    return true
+  end
+  local ok, stopped = pcall(function()
+    if vim.fn.has("nvim-0.11") == 1 then
+      return c:is_stopped()
+    end
+    return c.is_stopped()
+  end)
+  return ok and stopped
+end
+
+-- Runs per_client(c, answer, done) for every client in cs and calls
+-- finish(answers) once each has called done(answer) exactly once — or
+-- exited, which answers for it with an error.
+local function gather(cs, per_client, finish)
+  local answers, pending, waiting = {}, {}, #cs
+  local function done(answer)
+    if not pending[answer.id] then
+      return -- answered already (the watchdog was first)
+    end
+    pending[answer.id] = nil
+    answers[#answers + 1] = answer
+    waiting = waiting - 1
+    if waiting == 0 then
+      finish(answers)
+    end
+  end
+  for _, c in ipairs(cs) do
+    pending[c.id] = c
+  end
+  for _, c in ipairs(cs) do
+    local answer = { client = c.name, id = c.id, encoding = c.offset_encoding or "utf-16" }
+    local ok, err = pcall(per_client, c, answer, done)
+    if not ok then -- a failure here must not leave the host waiting
+      answer.error = "magenta: " .. tostring(err)
+      done(answer)
+    end
+  end
+  local stop_at = vim.loop.now() + WATCH_FOR_MS
+  local function watch()
+    if waiting == 0 or vim.loop.now() > stop_at then
+      return
+    end
+    for _, c in pairs(pending) do
+      if gone(c) then
+        done({ client = c.name, id = c.id, exited = true, error = "the language server " .. c.name .. " exited before it answered" })
+      end
+    end
+    vim.defer_fn(watch, WATCH_MS)
+  end
+  vim.defer_fn(watch, WATCH_MS)
+end
+
+-- Sends one request to c and answers with its result or error.
+local function exchange(c, buf, method, params, answer, done)
+  local ok = send(c, method, params, function(err, result)
+    answer.result, answer.error = result, err and err.message or nil
+    done(answer)
+  end, buf)
+  if not ok then
+    answer.error = "the request could not be sent"
+    done(answer)
+  end
+end
+
+-- Waits up to wait_ms for clients of buf supporting method, then calls
+-- ready(clients), or fail(message) when none came. While another client
+-- of buf is still starting it waits for that one too (within the bound):
+-- with several servers on one file, the fastest must not answer alone.
+local function await_clients(buf, path, method, wait_ms, ready, fail)
+  local deadline = vim.loop.now() + wait_ms
+  local function attempt()
+    local cs = supporting(buf, method)
+    if #cs > 0 and (#starting(buf) == 0 or vim.loop.now() >= deadline) then
+      return ready(cs)
+    end
+    if vim.loop.now() < deadline then
+      vim.defer_fn(attempt, 25)
+      return
+    end
+    note_no_server(buf)
+    local names = {}
+    for _, c in ipairs(clients(buf)) do
+      names[#names + 1] = c.name
+    end
+    local attached = #names > 0 and ("attached: " .. table.concat(names, ", ")) or "no language server is attached"
+    fail(string.format("no language server for %s supports %s (%s)", path, method, attached))
+  end
+  attempt()
+end
+
 --- Loads path into a buffer (so the user's configuration attaches, or
 --- starts, its servers), waits up to wait_ms for a client supporting
 --- method, sends the request to every such client and replies with their
 --- answers as JSON: { id, results = "[{client, result}]" } or { id, error }.
 function M.request(id, path, method, line, col, wait_ms)
   local buf = load_file(path)
-  local deadline = vim.loop.now() + wait_ms
-  local function attempt()
-    local cs = supporting(buf, method)
-    if #cs == 0 then
-      if vim.loop.now() < deadline then
-        vim.defer_fn(attempt, 25)
-        return
-      end
-      note_no_server(buf)
-      local names = {}
-      for _, c in ipairs(clients(buf)) do
-        names[#names + 1] = c.name
-      end
-      local attached = #names > 0 and ("attached: " .. table.concat(names, ", ")) or "no language server is attached"
-      reply(id, { error = string.format("no language server for %s supports %s (%s)", path, method, attached) })
-      return
-    end
-    local results, waiting = {}, #cs
-    for _, c in ipairs(cs) do
+  await_clients(buf, path, method, wait_ms, function(cs)
+    gather(cs, function(c, answer, done)
       local params = {
         textDocument = { uri = vim.uri_from_bufnr(buf) },
         position = position(buf, line, col, c),
@@ -159,23 +247,24 @@ function M.request(id, path, method, line, col, wait_ms)
       if method == "textDocument/references" then
         params.context = { includeDeclaration = true }
       end
-      local ok = send(c, method, params, function(err, result)
-        results[#results + 1] = { client = c.name, result = result, error = err and err.message or nil }
-        waiting = waiting - 1
-        if waiting == 0 then
-          reply(id, { results = vim.json.encode(results) })
-        end
-      end, buf)
-      if not ok then
-        waiting = waiting - 1
-        results[#results + 1] = { client = c.name, error = "the request could not be sent" }
-        if waiting == 0 then
-          reply(id, { results = vim.json.encode(results) })
-        end
-      end
-    end
-  end
-  attempt()
+      exchange(c, buf, method, params, answer, done)
+    end, function(answers)
+      reply(id, { results = vim.json.encode(answers) })
+    end)
+  end, function(message)
+    reply(id, { error = message })
+  end)
+end
+
+--- The symbol and editing requests (lsp_ask.lua).
+function M.ask(id, spec)
+  return require("magenta.lsp_ask").ask(id, spec)
+end
+
+--- What the running servers support, and whether a configured one is
+--- still to start (lsp_ask.lua), as JSON.
+function M.supported()
+  return require("magenta.lsp_ask").supported(no_server)
 end
 
 --- Diagnostics of one file or of every buffer (lsp_reports.lua).
@@ -196,5 +285,8 @@ end
 
 -- For lsp_reports.lua and lsp_configured.lua only.
 M._clients, M._starting, M._load_file, M._note_no_server, M._reply = clients, starting, load_file, note_no_server, reply
+-- For lsp_ask.lua only.
+M._capability, M._send, M._position, M._gather, M._exchange, M._await_clients =
+  capability, send, position, gather, exchange, await_clients
 
 return M

@@ -38,6 +38,12 @@ local versioned = {}
 -- Buffers a client was attached to before tracking began (setup() called
 -- after the server started), with the buffer's version then.
 local attached_before = {}
+-- names[client id]: every client seen reporting or attached, so the
+-- diagnostics of one that has stopped since are still named.
+local names = {}
+-- wakers[buf] = { [fn] = true }: edit checks waiting on buf, run after
+-- its next report instead of at their next poll.
+local wakers = {}
 
 local function note(result, ctx)
   local name = vim.uri_to_fname(result.uri)
@@ -45,7 +51,17 @@ local function note(result, ctx)
     return -- no buffer: nobody asks about it (and none is made here)
   end
   local buf = vim.uri_to_bufnr(result.uri)
+  if not api.nvim_buf_is_loaded(buf) then
+    -- About the file on disk, or a closed text: not about any text a
+    -- later load of the buffer shows (see the BufUnload autocommand in
+    -- M.track).
+    return
+  end
   local id = ctx.client_id
+  if names[id] == nil then
+    local client = vim.lsp.get_client_by_id(id)
+    names[id] = client and client.name or nil
+  end
   local version = result.version
   if version ~= nil and version ~= vim.NIL then
     versioned[id] = true
@@ -59,6 +75,16 @@ local function note(result, ctx)
   reported[buf] = reported[buf] or {}
   reported[buf][id] = version
   publishes[id] = true
+  local waiting = wakers[buf]
+  if waiting then
+    wakers[buf] = nil
+    -- After the handler this wraps has stored the diagnostics.
+    vim.schedule(function()
+      for fn in pairs(waiting) do
+        fn()
+      end
+    end)
+  end
 end
 
 -- Records which clients were attached to which buffers before tracking
@@ -98,6 +124,15 @@ function M.track(attaching)
   end
   M.tracking = true
   pcall(note_earlier_state, attaching)
+  -- A report is about one load of a buffer: unloading it (an edit check
+  -- unloads what it loaded, the user's :bunload) forgets them, or a
+  -- later load's version could equal one reported on the old text.
+  api.nvim_create_autocmd("BufUnload", {
+    group = api.nvim_create_augroup("magenta_lsp_reports_unload", { clear = true }),
+    callback = function(ev)
+      reported[ev.buf], attached_before[ev.buf] = nil, nil
+    end,
+  })
   local method = "textDocument/publishDiagnostics"
   local original = vim.lsp.handlers[method]
   vim.lsp.handlers[method] = function(err, result, ctx, config)
@@ -232,6 +267,216 @@ function M.diagnostics(id, path, wait_ms, attach_ms)
         items = diagnostics_of(live), pending = pending, unseen = unseen, unattached = unattached,
         served = served,
       }),
+    })
+  end
+  attempt()
+end
+
+-- Edit checks (pkg/lspverify): a snapshot of one file's diagnostics
+-- before an edit and one after, then a release.
+
+-- holds[buf] = { holders, created, listed }: buffers loaded for edit
+-- checks, the checks that still use each (by the name each gives), whether
+-- the buffer was made for them (wiped at the end) or existed unloaded
+-- (unloaded again), and whether it was listed then.
+local holds = {}
+-- Checks that gave back a hold they never got (their snapshot came late,
+-- after an abort): a late snapshot of theirs takes none.
+local gone = {}
+-- File types, and file name extensions (0.7 cannot type a file without
+-- loading it), a buffer loaded for a check got no server for: later
+-- checks of such files load nothing.
+local serverless = {}
+
+-- The extension of path, or its name when it has none ("Makefile").
+local function extension(path)
+  local name = vim.fn.fnamemodify(path, ":t")
+  return "." .. (name:match("%.([^.]+)$") or name)
+end
+
+-- The buffer named path, loaded or not.
+local function buffer_of(path)
+  for _, b in ipairs(api.nvim_list_bufs()) do
+    if api.nvim_buf_get_name(b) == path then
+      return b
+    end
+  end
+  return nil
+end
+
+-- buf's diagnostics, each with the name of the client that reported it
+-- ("" for other sources: linters, a pull namespace).
+local function named_items(buf, path)
+  local by_ns = {}
+  for id, name in pairs(names) do
+    local ok, ns = pcall(vim.lsp.diagnostic.get_namespace, id, false)
+    if ok and ns then
+      by_ns[ns] = name
+    end
+  end
+  local out = {}
+  for _, d in ipairs(vim.diagnostic.get(buf)) do
+    out[#out + 1] = {
+      path = path, line = d.lnum, col = d.col, severity = d.severity,
+      message = d.message, source = d.source or "", server = by_ns[d.namespace] or "",
+    }
+  end
+  return out
+end
+
+-- Whether loading path cannot bring a server: none runs and the
+-- configuration starts none for the workspace's files, or a file of its
+-- type got none before (0.8+ tells the type without loading).
+local function hopeless(path)
+  if not lsp.running() and not lsp.available() then
+    return true
+  end
+  if serverless[extension(path)] then
+    return true
+  end
+  if vim.filetype and vim.filetype.match then
+    local ok, ft = pcall(vim.filetype.match, { filename = path })
+    return ok and ft ~= nil and serverless[ft] == true
+  end
+  return false
+end
+
+local function encode(id, answer)
+  lsp._reply(id, { results = vim.json.encode(answer) })
+end
+
+--- Gives back holder's hold on path's buffer, if it has one. The last
+--- one unloads the buffer — wipes it when the check made it — unless it
+--- is no longer only the checks': shown in a window, listed since,
+--- modified.
+function M.release(path, holder)
+  local buf = buffer_of(path)
+  local h = buf and holds[buf]
+  if not h or not h.holders[holder] then
+    gone[holder] = true
+    return
+  end
+  h.holders[holder] = nil
+  if next(h.holders) ~= nil then
+    return
+  end
+  holds[buf] = nil
+  if not api.nvim_buf_is_loaded(buf) or vim.bo[buf].modified or vim.bo[buf].buflisted ~= h.listed
+    or #vim.fn.win_findbuf(buf) > 0 then
+    return
+  end
+  pcall(api.nvim_buf_delete, buf, { unload = not h.created })
+end
+
+--- One file's diagnostics for an edit check. A file no buffer has
+--- loaded is loaded into a hidden buffer (bufadd + bufload: no window,
+--- jump list or alternate file changes), so the user's configuration
+--- attaches its servers, and held until release(). Waits up to wait_ms
+--- for every client attached to (or starting for) the buffer to report
+--- on its current text — and, for a buffer loaded now, up to attach_ms
+--- for one to attach — then replies with JSON { items = [{path, line,
+--- col, severity, message, source, server}] (0-based), servers (the
+--- attached clients), pending (not reported on the current text), silent
+--- (of those, not reported on this load at all), absent (no such file),
+--- held (holder holds the buffer: release() it) }.
+function M.snapshot(id, path, wait_ms, attach_ms, holder)
+  M.track()
+  if gone[holder] then
+    gone[holder] = nil
+    return encode(id, {})
+  end
+  local buf = buffer_of(path)
+  local held, fresh = false, false
+  if buf and api.nvim_buf_is_loaded(buf) then
+    if holds[buf] then -- another check's (or this one's): share it
+      holds[buf].holders[holder] = true
+      held = true
+    end
+  else
+    if not vim.loop.fs_stat(path) then
+      return encode(id, { absent = true })
+    end
+    if hopeless(path) then
+      return encode(id, {})
+    end
+    local created = buf == nil
+    buf = vim.fn.bufadd(path)
+    holds[buf] = { holders = { [holder] = true }, created = created, listed = vim.bo[buf].buflisted }
+    held, fresh = true, true
+    -- No swap file: another Neovim editing the file would otherwise stop
+    -- this one at an ATTENTION prompt about a file the user never opened.
+    vim.bo[buf].swapfile = false
+    local ok, err = pcall(vim.fn.bufload, buf)
+    if not ok then
+      M.release(path, holder)
+      gone[holder] = nil
+      return lsp._reply(id, { error = string.format("loading %s: %s", path, tostring(err)) })
+    end
+  end
+  local start = vim.loop.now()
+  -- A report wakes the check at once (wakers); a poll every 25 ms sees
+  -- servers attach, start and stop, and the deadline.
+  local timer, finished
+  local attempt
+  local function finish(answer)
+    finished = true
+    if wakers[buf] then
+      wakers[buf][attempt] = nil
+    end
+    if timer then
+      timer:stop()
+      timer:close()
+    end
+    encode(id, answer)
+  end
+  attempt = function()
+    if finished then
+      return
+    end
+    if not api.nvim_buf_is_loaded(buf) then
+      return finish({ held = held }) -- unloaded meanwhile: nothing to say
+    end
+    local now = vim.loop.now()
+    local pending, unseen = pending_clients(buf, now, wait_ms)
+    local attached = lsp._clients(buf)
+    local none = #attached == 0 and #pending == 0
+    local waiting = #pending > 0 or (none and fresh and now < start + attach_ms)
+    if waiting and now < start + wait_ms then
+      wakers[buf] = wakers[buf] or {}
+      wakers[buf][attempt] = true
+      if not timer then
+        timer = vim.loop.new_timer()
+        timer:start(25, 25, vim.schedule_wrap(attempt))
+      end
+      return
+    end
+    if none and fresh then
+      local ft = vim.bo[buf].filetype
+      if ft ~= "" then
+        serverless[ft] = true
+      end
+      serverless[extension(path)] = true
+      lsp._note_no_server(buf)
+    end
+    -- Silent: no report on this load of buf at all (starting, cold, or
+    -- a server that publishes nothing), so no list to compare with;
+    -- a report that may have come unseen counts as made.
+    local servers, silent, seen = {}, {}, {}
+    for _, name in ipairs(unseen) do
+      seen[name] = true
+    end
+    for _, c in ipairs(lsp._starting(buf)) do
+      silent[#silent + 1] = c.name
+    end
+    for _, c in ipairs(attached) do
+      names[c.id] = c.name
+      servers[#servers + 1] = c.name
+      if (reported[buf] or {})[c.id] == nil and not seen[c.name] then
+        silent[#silent + 1] = c.name
+      end
+    end
+    finish({
+      items = named_items(buf, path), servers = servers, pending = pending, silent = silent, held = held,
     })
   end
   attempt()

@@ -329,10 +329,16 @@ local function quote(path)
   return path
 end
 
---- The omnifunc of the input buffer (see autoload/magenta/mentions.vim).
+--- The omnifunc of the input buffer (see autoload/magenta/mentions.vim):
+--- @-mentions here, /commands at the start of the input (slash.lua).
 function M.omnifunc(findstart, base)
   if findstart == 1 then
-    local line = api.nvim_get_current_line():sub(1, api.nvim_win_get_cursor(0)[2])
+    local cursor = api.nvim_win_get_cursor(0)
+    local line = api.nvim_get_current_line():sub(1, cursor[2])
+    local slash = require("magenta.slash").findstart(cursor[1], line)
+    if slash then
+      return slash
+    end
     -- The last "@" that starts a word, with the cursor still in that word
     -- (a quoted path may hold spaces).
     local start
@@ -351,6 +357,9 @@ function M.omnifunc(findstart, base)
       return -3
     end
     return start - 1
+  end
+  if base:sub(1, 1) == "/" then
+    return require("magenta.slash").complete(base)
   end
   local items = {}
   local prefix = base:match("^@file:(.*)$")

@@ -59,6 +59,11 @@ local function check_mcp_server(item)
   end
   return nil
 end
+-- Hooks in Claude Code's settings shape (:help magenta-hooks): event name →
+-- list of { matcher, hooks = { { type = "command", command, timeout } } }.
+-- Event names and matchers are checked by the host (pkg/hooks).
+local hook_handler_schema = { _required = { "command" }, type = { enum = { "command" } }, command = "string", timeout = "number" }
+local hook_group_schema = { _required = { "hooks" }, matcher = "string", hooks = { list = hook_handler_schema } }
 local agent_schema = { description = "string", systemPrompt = "string", tools = "strings", profile = "string" }
 
 local schema = {
@@ -81,6 +86,7 @@ local schema = {
       threads = keymap,
       abort = keymap,
       add_buffer = keymap,
+      plan = keymap,
     },
     visual = { _or_false = true, paste_selection = keymap, inline_edit = keymap },
     inline = { _or_false = true, accept = keymap, reject = keymap },
@@ -117,12 +123,16 @@ local schema = {
   },
   mcpServers = { map = mcp_server_schema, check = check_mcp_server },
   mcpProjectFile = "boolean",
+  hooks = { map = { list = hook_group_schema } },
+  hooksProjectFile = "boolean",
   environment = {
     type = { enum = { "local", "docker" } },
     container = "string",
     cwd = "string",
   },
   threads = { persist = "boolean", maxAge = "number" },
+  checkpoints = { enabled = "boolean", exclude = "strings" },
+  lsp = { verifyEdits = "boolean", verifyTimeout = "number" },
   sandbox = {
     enabled = { enum = { "auto", true, false } },
     network = { enum = { "deny", "allow" } },

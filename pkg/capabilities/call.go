@@ -21,3 +21,18 @@ func CallFrom(ctx context.Context) CallInfo {
 	info, _ := ctx.Value(callKey{}).(CallInfo)
 	return info
 }
+
+type readOnlyKey struct{}
+
+// WithReadOnly marks ctx for a call made in plan mode: a command runs
+// only when the permission checker proves it only reads, and nothing is
+// asked (the shell refuses what would ask, naming why).
+func WithReadOnly(ctx context.Context) context.Context {
+	return context.WithValue(ctx, readOnlyKey{}, true)
+}
+
+// ReadOnly reports whether ctx is marked by WithReadOnly.
+func ReadOnly(ctx context.Context) bool {
+	v, _ := ctx.Value(readOnlyKey{}).(bool)
+	return v
+}

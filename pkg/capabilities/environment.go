@@ -1,6 +1,7 @@
 package capabilities
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -33,6 +34,11 @@ type Environment struct {
 	// files when a tool loads such a file. LSP and Diagnostics count as
 	// provided only then (nil: never).
 	LSPAvailable func() bool
+	// Ask asks the user to approve what a tool call is about to do
+	// (subject, and reason: why it asks), in the call's block; nil when
+	// the environment cannot ask. NO, or an aborted wait, is a
+	// *DeniedError.
+	Ask func(ctx context.Context, subject, reason string) error
 	// Threads is set when the thread may spawn sub-agents.
 	Threads bool
 	// Banner, when set, is the line the thread's header shows about the
@@ -49,6 +55,9 @@ type Environment struct {
 	// Artifacts keeps files tools write for the model to read later
 	// (the full text of a long web page); nil when there is none.
 	Artifacts Artifacts
+	// Skills are the skills the model may load (the skill tool); nil
+	// when there are none (a container cannot read the host's).
+	Skills Skills
 }
 
 // Artifacts stores files a tool call produced, under a root the model

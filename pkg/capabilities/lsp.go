@@ -55,6 +55,9 @@ type Diagnostic struct {
 	Severity  string // "error", "warning", "info", "hint"
 	Message   string
 	Source    string
+	// Server is the language server that reported it, when known (a
+	// DiagnosticsSnapshot's items).
+	Server string
 }
 
 // LspClient asks the language servers the user's editor runs. Each
@@ -67,6 +70,19 @@ type LspClient interface {
 	References(ctx context.Context, path string, pos Position) ([]Location, error)
 	Definition(ctx context.Context, path string, pos Position) ([]Location, error)
 	TypeDefinition(ctx context.Context, path string, pos Position) ([]Location, error)
+	// The symbol and editing requests (lsp_edit.go).
+	DocumentSymbols(ctx context.Context, path string) ([]Symbol, error)
+	WorkspaceSymbols(ctx context.Context, query string) ([]Symbol, error)
+	Rename(ctx context.Context, path string, pos Position, symbol, newName string) (WorkspaceEdit, error)
+	Format(ctx context.Context, path string) (WorkspaceEdit, error)
+	// The code actions (lsp_code_action.go).
+	CodeActioner
+	// FilesChanged tells the servers that paths changed on disk behind
+	// the editor's back (an applied WorkspaceEdit of files no buffer
+	// holds); best effort, bounded like a request.
+	FilesChanged(ctx context.Context, paths []string)
+	// Supports tells which requests can be answered now (see LSPSupport).
+	Supports(method string) LSPSupport
 }
 
 // Diagnostics is what the servers have reported. NotReported names the

@@ -14,6 +14,7 @@ import (
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
 	"github.com/magenta-nvim/magenta/pkg/chat/view"
 	"github.com/magenta-nvim/magenta/pkg/config"
+	"github.com/magenta-nvim/magenta/pkg/prompts"
 	"github.com/magenta-nvim/magenta/pkg/threadstore"
 	"github.com/magenta-nvim/magenta/pkg/tools"
 )
@@ -71,10 +72,20 @@ type AppDeps struct {
 	// Interceptors wrap every tool call of every thread, sub-agents
 	// included (see Deps).
 	Interceptors []tools.Interceptor
+	// PromptCheck looks at what the user sends before it goes (see
+	// Deps); sub-agents' tasks are not checked.
+	PromptCheck PromptCheck
+	// OnDeleted is told the id of a thread the user deleted (its
+	// checkpoints go too); called on the app goroutine, must not block.
+	OnDeleted func(id string)
 	// Store saves threads and lists the saved ones (nil: not saved);
 	// OpenEnv makes a saved Docker thread's environment (app_saved.go).
 	Store   *threadstore.Store
 	OpenEnv OpenEnvFunc
+	// Prompts are the skills, commands and agents defined in files
+	// (pkg/prompts): /commands expand at send, agents join the sub-agent
+	// types. Nil: none. Nothing is read before the first need.
+	Prompts *prompts.Library
 }
 
 // App owns the threads and which one is shown. Its methods enqueue work
@@ -125,7 +136,7 @@ func NewApp(parent context.Context, opts config.Options, deps AppDeps) (*App, er
 		deps.Broker.SetOnChange(a.onApprovalChange)
 	}
 	var problems []string
-	a.agents, problems = newAppAgents(opts, deps.Tools)
+	a.agents, problems = newAppAgents(opts, deps.Tools, deps.Prompts)
 	go a.run()
 	a.warnAgents(problems)
 	a.do(func() { a.newThread() })
@@ -167,7 +178,7 @@ func (a *App) SetOptions(opts config.Options) {
 		a.opts = opts
 		a.profiles.set(opts)
 		var problems []string
-		a.agents, problems = newAppAgents(opts, a.deps.Tools)
+		a.agents, problems = newAppAgents(opts, a.deps.Tools, a.deps.Prompts)
 		a.warnAgents(problems)
 		if p, ok := opts.Profile(a.profile.Name); ok {
 			a.profile = p

@@ -226,6 +226,9 @@ func (a *App) deleteThread(id string) {
 			return
 		}
 	}
+	if a.deps.OnDeleted != nil {
+		a.deps.OnDeleted(id)
+	}
 	a.deps.Screen.Notify(fmt.Sprintf("magenta: deleted thread %s (%s)", id, titleOr(title)), LevelInfo)
 	if a.listing {
 		a.showThreads()

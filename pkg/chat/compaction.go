@@ -341,6 +341,9 @@ func (t *Thread) abortCompaction() bool {
 	if run.mode == compactQueued {
 		t.notice(view.NoticeInfo, "your queued messages were not sent; they go with your next message")
 	}
+	if t.leaveQueued(false) {
+		return true // held for the prompt check (hookpoints.go)
+	}
 	pending := t.takePending()
 	for _, e := range pending {
 		t.unqueue(e)

@@ -31,10 +31,12 @@ type (
 	msgAddContext    struct{ paths []string }
 	msgRemoveContext struct{ path string }
 	// msgContextRead carries the user text and the context blocks read for
-	// it on a worker goroutine.
+	// it on a worker goroutine, and the prompt check's verdict.
 	msgContextRead struct {
-		waiting *entry // the waiting message the files were read for
+		waiting []*entry // the waiting messages the files were read for
 		blocks  []provider.Block
+		verdict PromptVerdict
+		checked bool              // the prompt check ran
 		updated map[string]string // path → content now sent
 		missing map[string]bool
 		refused []string // what the chat says about files the check refused
@@ -77,9 +79,10 @@ func (t *Thread) contextIndex(path string) int {
 	return -1
 }
 
-// readContext reads the context files for a user message on a worker
-// goroutine (reading may go through Neovim) and reports back.
-func (t *Thread) readContext(waiting *entry) {
+// readContext reads the context files for user messages on a worker
+// goroutine (reading may go through Neovim), checks them with the
+// prompt check when there is one (hookpoints.go), and reports back.
+func (t *Thread) readContext(waiting []*entry) {
 	files := make([]contextFile, len(t.context))
 	for i, c := range t.context {
 		files[i] = *c
@@ -88,6 +91,8 @@ func (t *Thread) readContext(waiting *entry) {
 	// The thread's own approvals (a YES to get_file of the same path)
 	// hold for its context files too.
 	ctx := capabilities.WithCall(t.ctx, capabilities.CallInfo{ThreadID: t.ID})
+	prompt, check := t.promptFor(waiting)
+	checkCtx := t.promptContext(check)
 	t.workers.Add(1)
 	go func() {
 		defer t.workers.Done()
@@ -104,6 +109,9 @@ func (t *Thread) readContext(waiting *entry) {
 				msg.blocks = append(msg.blocks, provider.TextBlock(block))
 				msg.updated[f.path] = now
 			}
+		}
+		if check {
+			msg.verdict, msg.checked = t.runPromptCheck(checkCtx, prompt), true
 		}
 		t.enqueue(msg)
 	}()
@@ -180,20 +188,39 @@ func readContextFile(ctx context.Context, fs capabilities.FileIO, path string) (
 	return data, nil
 }
 
-// onContextRead sends the user's message with its context blocks first.
+// onContextRead sends the user's messages with their context blocks
+// first, unless the prompt check refused them.
 func (t *Thread) onContextRead(m msgContextRead) {
 	for _, r := range m.refused {
 		t.notice(view.NoticeWarning, r)
+	}
+	if !t.stillWaiting(m.waiting) {
+		t.readingContext = false // not expected: the message is gone
+		t.dispatch()
+		return
+	}
+	if !t.applyPrompt(m.waiting, m.verdict, m.checked) {
+		t.dispatch() // refused: what was sent after it goes on
+		return
 	}
 	for _, c := range t.context {
 		if now, ok := m.updated[c.path]; ok {
 			c.sent, c.seen = now, true
 		}
 	}
-	if len(t.pending) == 0 || t.pending[0] != m.waiting {
-		t.readingContext = false // not expected: the message is gone
-		t.dispatch()
-		return
+	// The others wait behind its turn.
+	t.sendWaiting(len(m.waiting), append(m.blocks, promptBlocks(m.verdict)...))
+}
+
+// stillWaiting reports whether batch is still the head of the queue.
+func (t *Thread) stillWaiting(batch []*entry) bool {
+	if len(batch) == 0 || len(t.pending) < len(batch) {
+		return false
 	}
-	t.sendOldest(m.blocks) // the others wait behind its turn
+	for i, e := range batch {
+		if t.pending[i] != e {
+			return false
+		}
+	}
+	return true
 }

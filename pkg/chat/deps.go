@@ -7,6 +7,7 @@ import (
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
 	"github.com/magenta-nvim/magenta/pkg/chat/view"
 	"github.com/magenta-nvim/magenta/pkg/config"
+	"github.com/magenta-nvim/magenta/pkg/prompts"
 	"github.com/magenta-nvim/magenta/pkg/provider"
 	"github.com/magenta-nvim/magenta/pkg/threadstore"
 	"github.com/magenta-nvim/magenta/pkg/tools"
@@ -84,8 +85,14 @@ type Deps struct {
 	// worker, first outermost (tools.Interceptor): what must happen
 	// before a call, may veto it or adds to its result plugs in here.
 	Interceptors []tools.Interceptor
+	// PromptCheck looks at the user's messages before they are sent
+	// (hooks; hookpoints.go); nil: none.
+	PromptCheck PromptCheck
 	// Store saves the thread (nil: it is not saved).
 	Store *threadstore.Store
+	// Prompts are the skills, commands and agents defined in files
+	// (slash.go expands the commands; nil: none).
+	Prompts *prompts.Library
 	// agents links the thread to the app's sub-agents (zero: none).
 	agents agentDeps
 }

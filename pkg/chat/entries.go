@@ -43,6 +43,7 @@ type entry struct {
 	// the block has ended.
 	fullText view.FullText
 	queued   bool         // user: waiting for the running turn to end (queue)
+	auto     bool         // user: not typed (a Stop hook's feedback): no prompt check
 	attached []Attachment // user: what the message's @-mentions expanded to
 	first    bool         // assistant: opens a reply
 	level    view.NoticeLevel
@@ -80,7 +81,7 @@ func (t *Thread) newEntry(kind entryKind) *entry {
 // and the order a reopened thread draws.
 func (t *Thread) queue(m msgSend) {
 	t.entrySeq++
-	e := &entry{id: "e" + strconv.Itoa(t.entrySeq), kind: entryUser, text: m.text, attached: m.attached, queued: true}
+	e := &entry{id: "e" + strconv.Itoa(t.entrySeq), kind: entryUser, text: m.text, attached: m.attached, queued: true, auto: m.auto}
 	t.pending = append(t.pending, e)
 	t.dirty = true
 }
@@ -208,6 +209,9 @@ func (t *Thread) frame() *view.Frame {
 	if env := t.deps.Env; env != nil && env.Banner != nil {
 		header.Env = env.Banner()
 	}
+	if t.planning {
+		header.Mode = planModeHeader
+	}
 	if t.deps.MCP != nil {
 		header.MCP = t.deps.MCP()
 	}
@@ -216,6 +220,7 @@ func (t *Thread) frame() *view.Frame {
 		t.header.section = view.RenderHeader("header", t.nextVersion(), header)
 		t.unsettle()
 	}
+	todos := t.todoSection()
 	if t.ctxSec.section == nil || t.ctxSec.value != t.contextVersion {
 		files := make([]view.ContextFile, len(t.context))
 		for i, c := range t.context {
@@ -236,6 +241,7 @@ func (t *Thread) frame() *view.Frame {
 	}
 	if t.settled == nil {
 		t.settled, t.settledEnds = view.AppendSettled(nil, nil, t.header.section)
+		t.settled, t.settledEnds = view.AppendSettled(t.settled, t.settledEnds, todos)
 		if t.wsApproval.section != nil {
 			t.settled, t.settledEnds = view.AppendSettled(t.settled, t.settledEnds, t.wsApproval.section)
 		}

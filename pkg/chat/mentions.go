@@ -29,7 +29,7 @@ func (a *App) SendAttached(text string, att []Attachment) {
 
 // SendAttached queues a user message with its attachments.
 func (t *Thread) SendAttached(text string, att []Attachment) {
-	t.enqueue(msgSend{text: text, attached: att})
+	t.enqueue(msgSend{text: text, attached: att, typed: true})
 }
 
 // attachmentBlocks are the blocks the model gets for att, before the

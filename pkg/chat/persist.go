@@ -52,6 +52,8 @@ func observeForLog(t *Thread, ev ThreadEvent) {
 		t.saveTurnUsage(ev.Usage, ev.Requests)
 	case MetaChanged:
 		t.saveMeta(ev)
+	case TodosChanged:
+		t.saveTodos(ev.Items)
 	}
 }
 

@@ -28,6 +28,7 @@ func SystemPrompt(env *capabilities.Environment, extra string) string {
 	b.WriteString("You are magenta, a coding assistant running inside the user's Neovim. ")
 	b.WriteString("Be concise and precise. Use the tools you are given when they help; ")
 	b.WriteString("explain what you did, not what you are about to do.\n")
+	b.WriteString("For a task of three or more steps, keep the user informed with todo_write: the whole list first, then each time a step starts or ends.\n")
 	b.WriteString(whereYouWork(env))
 	if extra = strings.TrimSpace(extra); extra != "" {
 		b.WriteString("\n")

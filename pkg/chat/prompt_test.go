@@ -11,7 +11,8 @@ import (
 
 const promptIntro = "You are magenta, a coding assistant running inside the user's Neovim. " +
 	"Be concise and precise. Use the tools you are given when they help; " +
-	"explain what you did, not what you are about to do.\n"
+	"explain what you did, not what you are about to do.\n" +
+	"For a task of three or more steps, keep the user informed with todo_write: the whole list first, then each time a step starts or ends.\n"
 
 // A local thread's prompt names the workspace and the OS; the user's
 // addition follows.

@@ -33,6 +33,7 @@ func RestoreThread(parent context.Context, profile config.Profile, deps Deps, sa
 	t.usage = shownUsage(saved.Usage)
 	t.log.savedParent = saved.Header.ParentID
 	t.rebuild(saved.Messages, saved.Compactions, saved.TurnUsages)
+	t.restoreTodos(saved.Todos)
 	// Observers after the rebuild: replaying the saved history tells no
 	// one (it is saved already).
 	t.attachStandardObservers()

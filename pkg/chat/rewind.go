@@ -6,6 +6,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/magenta-nvim/magenta/pkg/capabilities"
+
 	"github.com/magenta-nvim/magenta/pkg/provider"
 	"github.com/magenta-nvim/magenta/pkg/threadstore"
 )
@@ -153,12 +155,25 @@ func (a *App) forkAt(t *Thread, p rewindPoint, err error, done func(string, erro
 // messages the user sent in it, oldest first (see UserMessages). Called
 // from outside the app's goroutine; it waits for the app and the thread.
 func (a *App) ActiveUserMessages() (string, []string) {
+	t := a.Active()
+	if t == nil {
+		return "", nil
+	}
+	return t.ID, t.UserMessages()
+}
+
+// Env is the environment the thread works in (for observers).
+func (t *Thread) Env() *capabilities.Environment { return t.deps.Env }
+
+// Active returns the thread shown (or last shown) in the sidebar. Its
+// exported methods are safe from any goroutine.
+func (a *App) Active() *Thread {
 	ch := make(chan *Thread, 1)
 	a.do(func() { ch <- a.active })
 	select {
 	case t := <-ch:
-		return t.ID, t.UserMessages()
+		return t
 	case <-a.done:
-		return "", nil
+		return nil
 	}
 }

@@ -12,6 +12,10 @@ package chat
 //	 │                     │ done: held messages    │
 //	 └─────────────────────┴────── turn ends ◀──────┘
 //
+// readingContext is also where a prompt check (hookpoints.go: the
+// UserPromptSubmit and SessionStart hooks) looks at the message; when it
+// refuses it, the thread goes back to idle and the text to the input.
+//
 // The state is derived from the fields that hold each activity (turn,
 // compaction.run, readingContext), which their own code sets and clears;
 // closing wins over all.

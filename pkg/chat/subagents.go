@@ -147,7 +147,7 @@ func (t *Thread) Spawn(ctx context.Context, reqs []tools.SpawnRequest) ([]string
 	}
 	full := make([]spawnRequest, len(reqs))
 	for i, r := range reqs {
-		full[i] = spawnRequest{SpawnRequest: r, task: t.subagentTask(ctx, r)}
+		full[i] = spawnRequest{SpawnRequest: r, task: t.subagentTask(ctx, r), file: lookupFileAgent(ctx, t.deps.Prompts, r.AgentType)}
 	}
 	call := capabilities.CallFrom(ctx)
 	subs, err := app.spawn(t, call.RequestID, full)

@@ -8,6 +8,7 @@ import (
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
 	"github.com/magenta-nvim/magenta/pkg/chat/view"
 	"github.com/magenta-nvim/magenta/pkg/config"
+	"github.com/magenta-nvim/magenta/pkg/prompts"
 	"github.com/magenta-nvim/magenta/pkg/tools"
 )
 
@@ -39,14 +40,18 @@ type appAgents struct {
 	maxDepth int
 	limit    int
 	// topTools is the registry of the user's threads: the built-in tools
-	// plus spawn_subagents (describing these types) and wait_for_subagents.
+	// plus spawn_subagents (describing these types and the files') and
+	// wait_for_subagents.
 	topTools *tools.Registry
+	// files are the types agent files define (subagents_files.go).
+	files fileAgents
 }
 
 // newAppAgents builds the types from the options; problems (a tool name
 // no registry has) are returned for the user, and the type keeps the
-// tools that exist.
-func newAppAgents(opts config.Options, base *tools.Registry) (appAgents, []string) {
+// tools that exist. The types agent files define (lib) are read on first
+// need, not here.
+func newAppAgents(opts config.Options, base *tools.Registry, lib *prompts.Library) (appAgents, []string) {
 	s := opts.Subagents
 	fast := "the same tools as you, on a faster, cheaper model"
 	if s.FastProfile != "" {
@@ -81,9 +86,17 @@ func newAppAgents(opts config.Options, base *tools.Registry) (appAgents, []strin
 		types[name] = typ
 		described = append(described, tools.AgentType{Name: name, Description: a.Description})
 	}
+	files := fileAgents{lib: lib, opts: opts, base: base, taken: map[string]bool{}}
+	for name := range types {
+		files.taken[name] = true
+	}
+	spawn := tools.SpawnSubagents(described, s.Concurrency())
+	if lib != nil {
+		spawn = tools.SpawnSubagentsWith(described, files.described, s.Concurrency())
+	}
 	return appAgents{
-		types: types, maxDepth: s.MaxDepth, limit: s.Concurrency(),
-		topTools: base.With(tools.SpawnSubagents(described, s.Concurrency()), tools.WaitForSubagents()),
+		types: types, maxDepth: s.MaxDepth, limit: s.Concurrency(), files: files,
+		topTools: base.With(spawn, tools.WaitForSubagents()),
 	}, problems
 }
 
@@ -111,8 +124,10 @@ func (a *App) threadDeps(env *capabilities.Environment, systemPrompt string) Dep
 		MCP:          a.deps.MCP,
 		ToolServers:  a.deps.ToolServers,
 		Store:        a.deps.Store,
+		Prompts:      a.deps.Prompts,
 		Observers:    a.deps.Observers,
 		Interceptors: a.deps.Interceptors,
+		PromptCheck:  a.deps.PromptCheck,
 		agents:       agentDeps{app: a, limit: a.agents.limit, basePrompt: systemPrompt},
 	}
 }
@@ -136,6 +151,9 @@ func envAtDepth(env *capabilities.Environment, depth, maxDepth int) *capabilitie
 type spawnRequest struct {
 	tools.SpawnRequest
 	task string
+	// file is the agent file of the requested type, looked up on the
+	// tool's goroutine (nil: none); a built-in or setup() type wins.
+	file *prompts.Agent
 }
 
 // spawn creates parent's sub-agents on the app goroutine and returns
@@ -178,6 +196,9 @@ func (a *App) createSubagents(parent *Thread, toolUseID string, reqs []spawnRequ
 			name = tools.DefaultAgentType
 		}
 		typ, ok := a.agents.types[name]
+		if !ok && r.file != nil {
+			typ, ok = a.agents.files.typeOf(*r.file)
+		}
 		if !ok {
 			return nil, fmt.Errorf("agents[%d].agentType: no type %q; the types are %s", i, name, strings.Join(a.typeNames(), ", "))
 		}
@@ -217,7 +238,7 @@ func (a *App) createSubagents(parent *Thread, toolUseID string, reqs []spawnRequ
 
 func (a *App) typeNames() []string {
 	names := []string{tools.DefaultAgentType, "explore", "fast"}
-	return append(names, a.opts.Subagents.AgentNames()...)
+	return append(append(names, a.opts.Subagents.AgentNames()...), a.agents.files.names()...)
 }
 
 // profileOf is the profile thread id runs on now (from its summary), or

@@ -84,14 +84,22 @@ type Thread struct {
 	// observers react to the thread's events (events.go); lastState is
 	// the state last told them.
 	observers []Observer
+	// todos is the model's todo list (todos.go).
+	todos todoList
+	// planning: plan mode is on (plan.go).
+	planning  bool
 	lastState threadState
 	lastMeta  MetaChanged
+	// prompt: the prompt check's state (hookpoints.go).
+	prompt promptState
 }
 
 type (
 	msgSend struct {
 		text     string
 		attached []Attachment // what its @-mentions expanded to
+		typed    bool         // the user typed it: a /command expands
+		auto     bool         // not the user's: a Stop hook's feedback (hookpoints.go)
 	}
 	msgAbort      struct{}
 	msgAction     struct{ action view.Action }
@@ -142,7 +150,7 @@ func newThread(parent context.Context, id string, profile config.Profile, deps D
 }
 
 // Send queues a user message.
-func (t *Thread) Send(text string) { t.enqueue(msgSend{text: text}) }
+func (t *Thread) Send(text string) { t.enqueue(msgSend{text: text, typed: true}) }
 
 // Abort stops the running turn, if any.
 func (t *Thread) Abort() { t.enqueue(msgAbort{}) }
@@ -266,6 +274,10 @@ func (t *Thread) handle(m any) {
 		t.onAction(m.action)
 	case msgQuery:
 		m.f()
+	case msgSetTodos:
+		t.onSetTodos(m.items)
+	case msgPlanMode:
+		t.onPlanMode(m)
 	case msgSetTitle:
 		t.title = m.title
 		t.dirty = true

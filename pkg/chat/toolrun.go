@@ -44,7 +44,7 @@ type msgTick struct{ turn int }
 // context (terminate cancels just this call; abort cancels the turn's).
 // The registry turns panics into error results.
 func (t *Thread) startTool(tr *turn, e *entry, b provider.Block) {
-	ctx, cancel := context.WithCancel(tr.ctx)
+	ctx, cancel := context.WithCancel(t.withPlan(tr.ctx))
 	e.cancel, e.live, e.started = cancel, &tools.Live{}, time.Now()
 	if excerpt, bad := tools.InvalidInput(b.Input); bad {
 		// Say so in the block, instead of an empty "$ " line.
@@ -134,7 +134,7 @@ func (t *Thread) finishTool(e *entry, res toolResult) {
 		e.tool.Status = view.ToolFailed
 	}
 	e.tool.Summary, e.tool.Result, e.tool.LogPath = res.summary(), res.Text, res.LogPath
-	e.tool.Diff = res.Diff
+	e.tool.Diff, e.tool.Notes = res.Diff, res.Notes
 	defer t.emit(ToolCallEnded{ID: e.toolID, Name: e.tool.Name, Result: tools.Result(res)})
 	if res.Location != nil {
 		e.tool.DiffPath, e.tool.DiffLine = res.Location.Path, res.Location.Line
@@ -157,7 +157,7 @@ func firstLineOf(s string) string {
 // Registry.OfferedIn) for the turn's next request, and records them as
 // the ones its reply may call.
 func (t *Thread) offerTools(tr *turn) []provider.ToolSpec {
-	specs := t.deps.Tools.OfferedIn(t.deps.Env)
+	specs := t.planFilter(t.deps.Tools.OfferedIn(t.deps.Env))
 	tr.offered = tools.OfferedSet(specs)
 	out := make([]provider.ToolSpec, len(specs))
 	for i, s := range specs {

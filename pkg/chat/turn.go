@@ -69,7 +69,11 @@ func (t *Thread) onSend(m msgSend) {
 	if strings.TrimSpace(m.text) == "" || t.refuseReadOnly(m.text) {
 		return
 	}
+	if m.typed {
+		m = t.expandSlash(m) // slash.go
+	}
 	t.titleFromFirstMessage(m.text)
+	t.prompt.held = false // held messages go with this one
 	t.queue(m)
 	t.dispatch()
 }
@@ -79,9 +83,12 @@ func (t *Thread) onSend(m msgSend) {
 // message waits for it), else a read of the context files for it, else
 // its turn. Busy, it does nothing: the messages wait in t.pending, and
 // what ends calls it again — except a turn, whose end sends them all
-// together as the next turn (endTurn).
+// together as the next turn (endTurn). With a prompt check
+// (hookpoints.go) the read step also checks the message, every waiting
+// message goes together, and messages held after an abort wait for the
+// user's next one.
 func (t *Thread) dispatch() {
-	if len(t.pending) == 0 || t.state() != stateIdle {
+	if len(t.pending) == 0 || t.prompt.held || t.state() != stateIdle {
 		return
 	}
 	if t.compactDue() {
@@ -90,23 +97,29 @@ func (t *Thread) dispatch() {
 		}
 		return
 	}
-	if len(t.context) > 0 {
+	if len(t.context) > 0 || t.checksPrompts() {
 		t.readingContext = true
-		t.readContext(t.pending[0])
+		t.readContext(t.waitingBatch())
 		return
 	}
-	t.sendOldest(nil)
+	t.sendWaiting(1, nil)
 }
 
-// sendOldest sends the oldest waiting message after the context blocks
-// read for it: it joins the entries and its turn starts.
-func (t *Thread) sendOldest(contextBlocks []provider.Block) {
+// sendWaiting sends the n oldest waiting messages as one, after the
+// context blocks read for them: they join the entries and the turn
+// starts.
+func (t *Thread) sendWaiting(n int, contextBlocks []provider.Block) {
 	t.readingContext = false
-	e := t.pending[0]
-	t.pending = t.pending[1:]
-	t.unqueue(e)
-	content := append(append(contextBlocks, attachmentBlocks(e.attached)...), provider.TextBlock(e.text))
-	t.appendTyped(provider.Message{Role: provider.RoleUser, Content: content}, []threadstore.Typed{typedAt(len(content)-1, e.attached)})
+	content := contextBlocks
+	var typed []threadstore.Typed
+	for _, e := range t.pending[:n] {
+		t.unqueue(e)
+		content = append(content, attachmentBlocks(e.attached)...)
+		typed = append(typed, typedAt(len(content), e.attached))
+		content = append(content, provider.TextBlock(e.text))
+	}
+	t.pending = t.pending[n:]
+	t.appendTyped(provider.Message{Role: provider.RoleUser, Content: content}, typed)
 	t.startTurn()
 }
 
@@ -307,7 +320,7 @@ func (t *Thread) appendToolResults() {
 }
 
 func (t *Thread) onAbort() {
-	if t.abortCompaction() {
+	if t.abortCompaction() || t.abortPromptCheck() {
 		return
 	}
 	t.abortSubagents()
@@ -427,7 +440,7 @@ func (t *Thread) endTurn(clean bool) {
 	t.turn.cancel()
 	t.turn = nil
 	t.dirty = true
-	if len(t.pending) == 0 {
+	if len(t.pending) == 0 || t.leaveQueued(clean) {
 		return
 	}
 	var blocks []provider.Block
@@ -545,6 +558,9 @@ func (t *Thread) statusText() string {
 		return s
 	}
 	tr := t.turn
+	if tr == nil && t.readingContext && t.checksPrompts() {
+		return "checking your message (hooks, context files) before it goes"
+	}
 	if tr == nil {
 		return "ready · <CR> in the input window sends"
 	}

@@ -163,8 +163,20 @@ type Options struct {
 	// MCPProjectFile says whether a workspace's .mcp.json is read (after
 	// the user trusts it); nil means true.
 	MCPProjectFile *bool `json:"mcpProjectFile,omitempty"`
+	// Hooks are setup()'s hooks, in the shape of Claude Code's settings
+	// "hooks" (hooks.go): kept raw here and read by pkg/hooks at attach.
+	Hooks json.RawMessage `json:"hooks,omitempty"`
+	// HooksProjectFile says whether a workspace's .claude/settings.json
+	// and settings.local.json hooks are read (after the user trusts
+	// them); nil means true.
+	HooksProjectFile *bool `json:"hooksProjectFile,omitempty"`
 	// Threads configures saved threads (threads.go).
 	Threads Threads `json:"threads,omitempty"`
+	// Checkpoints configures :Magenta rewind's checkpoints (checkpoints.go).
+	Checkpoints Checkpoints `json:"checkpoints,omitempty"`
+	// LSP configures the check of edits against the language servers
+	// (lsp.go).
+	LSP LSP `json:"lsp,omitempty"`
 	// SystemPrompt is appended to magenta's own system prompt.
 	SystemPrompt string `json:"systemPrompt,omitempty"`
 	LogLevel     string `json:"logLevel,omitempty"`
@@ -286,6 +298,12 @@ func (o Options) Validate() error {
 		return err
 	}
 	if err := o.Threads.validate(); err != nil {
+		return err
+	}
+	if err := o.Checkpoints.validate(); err != nil {
+		return err
+	}
+	if err := o.LSP.validate(); err != nil {
 		return err
 	}
 	return o.validateSubagents()

@@ -15,6 +15,7 @@ import (
 	"github.com/magenta-nvim/magenta/pkg/capabilities/ripgrep"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/toolfiles"
 	"github.com/magenta-nvim/magenta/pkg/config"
+	"github.com/magenta-nvim/magenta/pkg/prompts"
 	"github.com/magenta-nvim/magenta/pkg/tools"
 )
 
@@ -35,6 +36,10 @@ func (h *Host) environment(opts config.Options, cwd, dataDir string) (*capabilit
 	h.checker.Store(checker)
 	home, _ := os.UserHomeDir()
 	workspace := env.Cwd
+	// Skills, commands and agents from files: nothing is read until
+	// first needed (prompts.go).
+	h.prompts = prompts.New(prompts.DirsFor(workspace), h.warnOnce)
+	env.Skills = h.prompts.Skills()
 	// One policy for the sandbox's mounts and the checker's idea of what
 	// a confined command may write and read. Detection runs in the
 	// background; the header says when it has ended.
@@ -89,6 +94,11 @@ func (h *Host) environment(opts config.Options, cwd, dataDir string) (*capabilit
 	if inner.LogRootUsable() {
 		readableRoots = []string{logRoot}
 	}
+	// The user's own skill directories are readable too (a skill's files
+	// are what its instructions name); the workspace's are in the
+	// workspace. Secrets below them still ask, and a root that is a link
+	// grants nothing (pkg/prompts/doc.go).
+	readableRoots = append(readableRoots, h.prompts.Dirs().UserRoots("skills")...)
 	files := guard.NewFileIO(nvimbuf.New(h.nv, localfs.New()), guard.FileOptions{
 		Workspace: workspace, Readable: readableRoots, Rules: rules,
 		Broker: h.broker, Remembered: h.remembered,
@@ -99,6 +109,7 @@ func (h *Host) environment(opts config.Options, cwd, dataDir string) (*capabilit
 	h.contextFiles = files.Refusing()
 	h.checkRead = files.CheckRead
 	env.LSP, env.Diagnostics, env.LSPAvailable = h.lsp, h.lsp, h.lsp.Available
+	env.Ask = guard.Asker(h.broker, guard.KindLSPCommand)
 	reg := h.opts.Tools
 	if reg == nil {
 		reg = tools.Builtin(tools.Config{MaxShellTimeout: opts.MaxShellTimeout(), ShellInteractive: opts.Shell.Interactive})

@@ -21,10 +21,13 @@ import (
 	"github.com/magenta-nvim/magenta/pkg/chat"
 	"github.com/magenta-nvim/magenta/pkg/chat/view"
 	"github.com/magenta-nvim/magenta/pkg/config"
+	"github.com/magenta-nvim/magenta/pkg/hooks"
 	"github.com/magenta-nvim/magenta/pkg/inline"
 	"github.com/magenta-nvim/magenta/pkg/lsp"
 	"github.com/magenta-nvim/magenta/pkg/mcp"
 	"github.com/magenta-nvim/magenta/pkg/mcp/project"
+	"github.com/magenta-nvim/magenta/pkg/prompts"
+	"github.com/magenta-nvim/magenta/pkg/rewind"
 	"github.com/magenta-nvim/magenta/pkg/tools"
 )
 
@@ -104,8 +107,20 @@ type Host struct {
 	// mcpLine is what the threads' headers show about MCP servers.
 	mcpLine func() view.MCPLine
 
+	// checkpoints records the local workspace for :Magenta rewind (set at
+	// attach; nil when checkpoints are off).
+	checkpoints *rewind.Checkpointer
+
+	// hooks runs setup()'s and the trusted workspace's hooks (set at
+	// attach, under mu; hooks.go).
+	hooks *hooks.Engine
+
 	// warmed: what the first request needs was started (warm.go).
 	warmed atomic.Bool
+
+	// prompts are the skills, commands and agents from files (set at
+	// attach, under mu; prompts.go).
+	prompts *prompts.Library
 
 	closeOnce sync.Once
 
@@ -198,6 +213,10 @@ func (h *Host) close() {
 		app.Close()
 	}
 	h.inline.Close()
+	if h.checkpoints != nil {
+		h.checkpoints.Close()
+	}
+	h.closeHooks()
 	h.closeMCP()
 	h.cancel()
 	h.terms.Wait()
@@ -323,6 +342,12 @@ func (h *Host) attach(p attachEvent) {
 		h.renderer.Notify(err.Error(), chat.LevelError)
 		return
 	}
+	h.checkpoints = h.startCheckpoints(opts, env, p.DataDir)
+	if err := h.startHooks(opts, env, p.DataDir); err != nil {
+		h.initErr = err
+		h.renderer.Notify(err.Error(), chat.LevelError)
+		return
+	}
 	shown := make(chan string, 1)
 	app, err := chat.NewApp(h.ctx, opts, chat.AppDeps{
 		Screen: shownScreen{h.renderer, shown}, Tools: reg, Env: env,
@@ -336,6 +361,10 @@ func (h *Host) attach(p attachEvent) {
 		Store:        h.threadStore(opts, p.DataDir, env.Cwd),
 		OpenEnv:      h.openSavedEnv(opts),
 		Interceptors: h.interceptors(opts, env),
+		Observers:    h.observers(),
+		PromptCheck:  h.hooks,
+		OnDeleted:    h.threadDeleted,
+		Prompts:      h.prompts,
 	})
 	if err != nil {
 		h.initErr = err
@@ -404,6 +433,10 @@ func (h *Host) configure(p configureEvent) {
 	setLogLevel(opts.LogLevel)
 	checker, err := bashChecker(opts)
 	if err != nil {
+		h.renderer.Notify(err.Error(), chat.LevelError)
+		return
+	}
+	if err := h.configureHooks(opts); err != nil {
 		h.renderer.Notify(err.Error(), chat.LevelError)
 		return
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/magenta-nvim/magenta/pkg/bashperm"
 	"github.com/magenta-nvim/magenta/pkg/config"
+	"github.com/magenta-nvim/magenta/pkg/hooks"
 	"github.com/magenta-nvim/magenta/pkg/host"
 	"github.com/magenta-nvim/magenta/pkg/nvimtest"
 )
@@ -60,6 +61,9 @@ var goOptionTypes = map[string]any{
 	"shell.rules": reflect.TypeOf([]bashperm.Rule(nil)),
 	// config.SandboxMode.UnmarshalJSON takes "auto", true or false.
 	"sandbox.enabled": "boolean|string",
+	// A json.RawMessage the host hands to hooks.ParseOption (startHooks):
+	// hooks.Settings is the schema.
+	"hooks": reflect.TypeOf(hooks.Settings(nil)),
 }
 
 // optionSample is a valid value for every option validate.lua knows
@@ -77,7 +81,7 @@ const optionSample = `{
   },
   sidebar = { position = "left", width = 0.3, height = 20, inputHeight = 6 },
   keymaps = {
-    global = { toggle = "<leader>xt", new_thread = "<leader>xn", threads = "<leader>xl", abort = "<leader>xa", add_buffer = "<leader>xb" },
+    global = { toggle = "<leader>xt", new_thread = "<leader>xn", threads = "<leader>xl", abort = "<leader>xa", add_buffer = "<leader>xb", plan = "<leader>xP" },
     visual = { paste_selection = "<leader>xp", inline_edit = "<leader>xi" },
     inline = { accept = "ga", reject = "gd" },
     input = { send = "<CR>", send_insert = "<C-s>" },
@@ -100,8 +104,12 @@ const optionSample = `{
     web = { url = "https://mcp.example.com/mcp", headers = { Authorization = "Bearer x" }, allow = { "get" }, timeout = 60 },
   },
   mcpProjectFile = false,
+  hooks = { PreToolUse = { { matcher = "bash_command|mcp__github__.*", hooks = { { type = "command", command = "./check.sh", timeout = 5 } } } } },
+  hooksProjectFile = false,
   environment = { type = "docker", container = "dev", cwd = "/work" },
   threads = { persist = false, maxAge = 30 },
+  lsp = { verifyEdits = false, verifyTimeout = 1.5 },
+  checkpoints = { enabled = false, exclude = { "data/" } },
   sandbox = { enabled = true, network = "allow", allowWrite = { "/tmp/w" }, allowRead = { "~/src" }, env = { "GOPATH" },
               hide = { ".netrc" }, requireApproval = { "make deploy" } },
   systemPrompt = "Be brief.",
@@ -267,8 +275,10 @@ func goOptionPaths(t *testing.T) map[string]string {
 				kind, sub = "map", ".*"
 			}
 			out[path] = kind
-			if elem := typ.Elem(); elem.Kind() == reflect.Struct {
-				walk(path+sub, elem)
+			// Elements that are tables or lists have options of their own
+			// (hooks: a map of lists of groups).
+			if k := typ.Elem().Kind(); k == reflect.Struct || k == reflect.Slice && typ.Elem().Elem().Kind() == reflect.Struct {
+				walk(path+sub, typ.Elem())
 			}
 		case reflect.String:
 			out[path] = "string"

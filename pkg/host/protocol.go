@@ -223,6 +223,13 @@ var events = map[string]eventSpec{
 	"inline_abort": appEvent(func(h *Host, _ *chat.App, p inlineAbortEvent) { h.inline.Abort(p.Buf) }),
 	"mcp_trust":    appEvent(func(h *Host, _ *chat.App, _ noPayload) { h.mcpTrust(true) }),
 	"mcp_untrust":  appEvent(func(h *Host, _ *chat.App, _ noPayload) { h.mcpTrust(false) }),
+	// :Magenta hooks-trust / hooks-untrust (hooks.go).
+	"hooks_trust":   appEvent(func(h *Host, _ *chat.App, _ noPayload) { h.hooksTrust(true) }),
+	"hooks_untrust": appEvent(func(h *Host, _ *chat.App, _ noPayload) { h.hooksTrust(false) }),
+	// :Magenta rewind (lua/magenta/rewind.lua, pkg/host/rewind.go).
+	"rewind": appEvent((*Host).rewind),
+	// :Magenta plan: plan mode on or off for the shown thread.
+	"plan": appEvent(func(_ *Host, app *chat.App, _ noPayload) { app.TogglePlanMode() }),
 }
 
 // requests is every MagentaRequest by name.
@@ -231,14 +238,20 @@ var requests = map[string]requestSpec{
 		return map[string]any{"version": h.opts.Version, "pid": os.Getpid(), "log": h.opts.LogPath}, nil
 	}),
 	"ping":           request(func(*Host, noPayload) (any, error) { return "pong", nil }),
+	"rewind_list":    request((*Host).rewindList),
+	"rewind_preview": request((*Host).rewindPreview),
 	"git_diff":       request(func(h *Host, p gitDiffReq) (any, error) { return h.gitDiffRequest(p), nil }),
 	"check_paths":    request(func(h *Host, p checkPathsReq) (any, error) { return h.checkPathsRequest(p), nil }),
 	"rg":             request(func(h *Host, _ noPayload) (any, error) { return h.rgInfo(), nil }),
 	"mcp":            request(func(h *Host, _ noPayload) (any, error) { return h.mcpStatus(), nil }),
 	"mcp_project":    request(func(h *Host, _ noPayload) (any, error) { return h.mcpProjectStatus(), nil }),
+	// :Magenta hooks (hooks.go).
+	"hooks":          request(func(h *Host, _ noPayload) (any, error) { return h.hooksList() }),
 	"sandbox":        request(func(h *Host, _ noPayload) (any, error) { return h.sandboxStatus(), nil }),
 	"containers":     request(func(h *Host, _ noPayload) (any, error) { return h.containers(), nil }),
 	"docker_version": request(func(h *Host, _ noPayload) (any, error) { return h.dockerVersion(), nil }),
+	// The input's completion of /commands (lua/magenta/slash.lua).
+	"slash_commands": request(func(h *Host, _ noPayload) (any, error) { return h.slashCommands(), nil }),
 	"thread_ids": request(func(h *Host, _ noPayload) (any, error) {
 		if app := h.App(); app != nil {
 			return app.ThreadIDs(), nil

@@ -30,6 +30,8 @@ func sample(t reflect.Type) any {
 	switch t {
 	case reflect.TypeFor[attachments]():
 		return []any{map[string]any{"label": "l", "text": "t"}}
+	case reflect.TypeFor[bufferTexts]():
+		return []any{map[string]any{"path": "/w/a.txt", "text": "t"}}
 	}
 	switch t.Kind() {
 	case reflect.String:

@@ -152,7 +152,7 @@ func TestWhichKeyGroup(t *testing.T) {
 		assert.Equal(t, `{ { { "<leader>m", group = "magenta", mode = { "n", "x" } } } }`, registered("add", `{}`))
 		assert.Equal(t, `{ { ["<leader>m"] = { name = "+magenta" } }, { mode = "n" } } | { { ["<leader>m"] = { name = "+magenta" } }, { mode = "x" } }`, registered("register", `{}`))
 		assert.Equal(t, `{ { { "<Space>a", group = "magenta", mode = { "n" } } } }`,
-			registered("add", `{ keymaps = { global = { toggle = "<Space>at", new_thread = "<Space>an", threads = false, abort = "<space>ab", add_buffer = false } } }`))
+			registered("add", `{ keymaps = { global = { toggle = "<Space>at", new_thread = "<Space>an", threads = false, abort = "<space>ab", add_buffer = false, plan = false } } }`))
 
 		// No shared prefix of their own (only <leader>): nothing.
 		var prefix string

@@ -1,6 +1,10 @@
 package host
 
-import "github.com/magenta-nvim/magenta/pkg/chat"
+import (
+	"time"
+
+	"github.com/magenta-nvim/magenta/pkg/chat"
+)
 
 // sidebarOpened starts in the background what the first request needs:
 // the configured MCP servers (and the check of the project's .mcp.json)
@@ -9,7 +13,8 @@ import "github.com/magenta-nvim/magenta/pkg/chat"
 // starting (chat.ToolServerWait). Lua needs no event of its own: the
 // display event when the sidebar makes its buffers, or attach naming
 // them when a new host starts, say the sidebar opened. Never in setup();
-// once per host, after attach made the app; nothing here blocks the
+// once per host, after attach made the app. The first checkpoint of the
+// workspace is taken too (pkg/rewind). Nothing here blocks the
 // event goroutine (Manager.Start and Warm only start goroutines).
 func (h *Host) sidebarOpened() {
 	h.mu.Lock()
@@ -24,7 +29,29 @@ func (h *Host) sidebarOpened() {
 	if h.opts.Warm != nil {
 		h.opts.Warm()
 	}
+	if c := h.checkpoints; c != nil {
+		// A while after the first frame: the first snapshot's git
+		// processes must not compete with drawing it, nor with Neovim
+		// settling the sidebar's windows right after (on two cores they
+		// added 4–5 ms to the first toggle when started at once).
+		go func() {
+			select {
+			case <-h.renderer.Drawn():
+			case <-h.ctx.Done():
+				return
+			}
+			select {
+			case <-time.After(checkpointWarmDelay):
+				c.Warm()
+			case <-h.ctx.Done():
+			}
+		}()
+	}
 }
+
+// checkpointWarmDelay is how long after the first frame the workspace's
+// first checkpoint starts: far less than it takes to write a message.
+const checkpointWarmDelay = time.Second
 
 // toolServers is the MCP manager as threads wait for it; nil without
 // one (never a nil *mcp.Manager in the interface). Called with h.mu held.

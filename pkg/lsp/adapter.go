@@ -46,6 +46,8 @@ type Adapter struct {
 	pending map[int]chan reply
 
 	lastAvailable atomic.Bool
+	// support is the last answer of what the servers support (ask.go).
+	support supportCache
 }
 
 var (
@@ -255,7 +257,12 @@ func (a *Adapter) locations(ctx context.Context, path, method string, pos capabi
 			out = append(out, c)
 		}
 	}
+	var failures []string
 	for _, ans := range answers {
+		if ans.Error != "" {
+			failures = append(failures, ans.Client+": "+ans.Error)
+			continue
+		}
 		var one loc
 		var many []loc
 		if json.Unmarshal(ans.Result, &many) == nil {
@@ -265,6 +272,10 @@ func (a *Adapter) locations(ctx context.Context, path, method string, pos capabi
 		} else if json.Unmarshal(ans.Result, &one) == nil {
 			add(one)
 		}
+	}
+	if len(out) == 0 && len(failures) == len(answers) && len(failures) > 0 {
+		// Every server failed (or exited): "none found" would be a lie.
+		return nil, fmt.Errorf("%s: %s", method, strings.Join(failures, "; "))
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Path != out[j].Path {

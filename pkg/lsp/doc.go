@@ -14,6 +14,16 @@
 // starting for) a buffer has reported on its current text
 // (lua/magenta/lsp_reports.lua).
 //
+// The symbol and editing requests (ask.go, symbols.go, edits.go) go
+// through lua/magenta/lsp_ask.lua the same way; it refuses a position
+// whose text no longer holds the symbol (capabilities.ErrStalePosition),
+// and a rename or formatting answer is the first server's proposed
+// WorkspaceEdit, which the tools apply through their FileIO. A server
+// that exits mid-request is answered for by lsp.lua's watchdog (Neovim
+// drops an exited client's callbacks). Supports tells which requests the
+// running servers advertise, so each tool is offered only when one can
+// answer it.
+//
 // Available tells whether the LSP tools are offered: a server runs, or
 // the configuration would start one for the workspace's files
 // (lua/magenta/lsp_configured.lua). A request Neovim does not answer in

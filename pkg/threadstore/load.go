@@ -37,6 +37,8 @@ type Thread struct {
 	// (none in logs written before they were saved).
 	TurnUsages []SavedTurnUsage
 	Usage      Usage
+	// Todos is the todo list as last saved (nil: none).
+	Todos []Todo
 	// LastActive is when the last record was written.
 	LastActive time.Time
 	// Size is the length of the log up to its last complete line.
@@ -174,6 +176,10 @@ func parse(data []byte) (*Thread, error) {
 		case kindProfile:
 			if r.Profile != nil {
 				t.Header.Profile = *r.Profile
+			}
+		case kindTodos:
+			if r.Todos != nil {
+				t.Todos = *r.Todos
 			}
 		}
 		// Other kinds come from newer versions: skipped.

@@ -26,6 +26,8 @@ const (
 	// kindCompaction: the history was replaced by a summary; what
 	// follows continues the new history.
 	kindCompaction = "compaction"
+	// kindTodos: the thread's todo list was replaced (the last wins).
+	kindTodos = "todos"
 )
 
 // Compaction is a point where the thread's history was replaced by a
@@ -120,6 +122,12 @@ type TurnUsage struct {
 	Requests int `json:"n,omitempty"`
 }
 
+// Todo is one step of a thread's todo list (todo_write).
+type Todo struct {
+	Text   string `json:"text"`
+	Status string `json:"status"`
+}
+
 // record is one line of the log. Only the fields of its kind are set.
 type record struct {
 	Kind    string            `json:"k"`
@@ -132,6 +140,8 @@ type record struct {
 	// Requests is how many requests a turn's usage adds up (kindTurnUsage).
 	Requests int         `json:"n,omitempty"`
 	Compact  *Compaction `json:"c,omitempty"`
+	// Todos is the whole list (kindTodos); present, possibly empty.
+	Todos *[]Todo `json:"todos,omitempty"`
 	// At is when the record was written (unix milliseconds): the last
 	// one is the thread's last activity.
 	At int64 `json:"t,omitempty"`

@@ -138,6 +138,14 @@ func (w *Writer) TurnUsage(u TurnUsage) error {
 	return w.append(record{Kind: kindTurnUsage, Usage: &u.Usage, Requests: u.Requests}, time.Now())
 }
 
+// Todos records the thread's todo list as it is now.
+func (w *Writer) Todos(items []Todo) error {
+	if items == nil {
+		items = []Todo{}
+	}
+	return w.append(record{Kind: kindTodos, Todos: &items}, time.Now())
+}
+
 // Compaction records that the history was replaced by a summary.
 func (w *Writer) Compaction(c Compaction) error {
 	return w.append(record{Kind: kindCompaction, Compact: &c}, time.Now())

@@ -23,8 +23,13 @@ const EditDiffContext = 2
 const FileChangeMaxBytes = 10 << 20
 
 // fileChangeTemplate is the data of the edit_file and write_file
-// descriptions.
-var fileChangeTemplate = map[string]any{"MaxMB": FileChangeMaxBytes >> 20}
+// descriptions: the size cap, and the bounds of the diagnostics check
+// pkg/lspverify adds to their results.
+var fileChangeTemplate = map[string]any{
+	"MaxMB":       FileChangeMaxBytes >> 20,
+	"VerifyWait":  capabilities.LSPVerifyWait.String(),
+	"VerifyLines": capabilities.LSPVerifyMaxLines,
+}
 
 //go:embed edit_file.md
 var editFileDescription string

@@ -35,11 +35,11 @@ func TestRunOfferedRunsOnlyWhatTheRequestOffered(t *testing.T) {
 
 	res := reg.RunOffered(ctx, "hover", Call{Env: env, Input: json.RawMessage(`{"filePath":"a.go","symbol":"a"}`)}, offered)
 	assert.True(t, res.IsError)
-	assert.Equal(t, "tool hover is not available: it needs lsp (no language server runs or is configured for the workspace's files), which this environment does not provide now. It was not offered with this request, so it did not run. The tools available now are: edit_file, get_file, thread_title, write_file.", res.Text)
+	assert.Equal(t, "tool hover is not available: it needs lsp (no language server runs or is configured for the workspace's files), which this environment does not provide now. It was not offered with this request, so it did not run. The tools available now are: edit_file, get_file, thread_title, todo_write, write_file.", res.Text)
 
 	res = reg.RunOffered(ctx, "launch_rockets", Call{Env: env, Input: json.RawMessage(`{}`)}, offered)
 	assert.True(t, res.IsError)
-	assert.Equal(t, `unknown tool "launch_rockets"; the tools available now are: edit_file, get_file, thread_title, write_file`, res.Text)
+	assert.Equal(t, `unknown tool "launch_rockets"; the tools available now are: edit_file, get_file, thread_title, todo_write, write_file`, res.Text)
 
 	res = reg.RunOffered(ctx, "get_file", Call{Env: env, Input: json.RawMessage(`{"path":"a.go"}`)}, offered)
 	assert.False(t, res.IsError, res.Text)

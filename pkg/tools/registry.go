@@ -102,8 +102,10 @@ func Builtin(cfg Config) *Registry {
 	if cfg.MaxShellTimeout <= 0 {
 		cfg.MaxShellTimeout = DefaultMaxShellTimeout
 	}
+	codeActions, applyCodeAction := CodeActionTools()
 	r, err := NewRegistry(ThreadTitle(), BashCommandWith(cfg.MaxShellTimeout, cfg.ShellInteractive), Grep(), WebFetch(), GetFile(), EditFile(), WriteFile(),
-		Hover(), FindReferences(), Diagnostics())
+		Hover(), FindReferences(), Diagnostics(),
+		Definition(), DocumentSymbols(), WorkspaceSymbols(), RenameSymbol(), FormatFile(), codeActions, applyCodeAction, Skill(), TodoWrite(), ExitPlanMode())
 	if err != nil {
 		panic(err)
 	}
@@ -139,6 +141,18 @@ var builtinNeeds = map[string][]capabilities.Capability{
 	"hover":           {capabilities.CapLSP},
 	"find_references": {capabilities.CapLSP},
 	"diagnostics":     {capabilities.CapDiagnostics},
+	// The LSP tools below are also offered only while a server supports
+	// their request (lspTool.OfferedIn).
+	"definition":        {capabilities.CapLSP},
+	"document_symbols":  {capabilities.CapLSP},
+	"workspace_symbols": {capabilities.CapLSP},
+	"rename_symbol":     {capabilities.CapLSP, capabilities.CapFileIO},
+	"format_file":       {capabilities.CapLSP, capabilities.CapFileIO},
+	"code_actions":      {capabilities.CapLSP, capabilities.CapFileIO},
+	"apply_code_action": {capabilities.CapLSP, capabilities.CapFileIO},
+	// skill: the files its instructions name are read with get_file; it
+	// is offered only where there are skills (skillTool.OfferedIn).
+	"skill": {capabilities.CapFileIO},
 	// yield_to_parent needs nothing: only sub-agents' registries hold it.
 	"spawn_subagents":    {capabilities.CapThreads},
 	"wait_for_subagents": {capabilities.CapThreads},
@@ -163,7 +177,10 @@ func (r *Registry) OfferedIn(env *capabilities.Environment) []Spec {
 		if env != nil && !meets(env, r.Needs(name)) {
 			continue
 		}
-		specs = append(specs, t.Spec())
+		if o, ok := t.(Offerer); ok && env != nil && !o.OfferedIn(env) {
+			continue
+		}
+		specs = append(specs, specIn(t, env))
 	}
 	for _, t := range r.provided() {
 		if n, ok := t.(Needer); ok && env != nil && !meets(env, n.Needs()) {

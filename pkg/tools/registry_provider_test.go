@@ -36,13 +36,13 @@ func TestProvidedToolsJoinTheOffer(t *testing.T) {
 	p := &changingProvider{}
 	reg := Default().WithProvider(p)
 	env := &capabilities.Environment{Cwd: "/w"}
-	assert.Equal(t, []string{"thread_title"}, offeredNames(reg, env))
+	assert.Equal(t, []string{"thread_title", "todo_write"}, offeredNames(reg, env))
 	assert.True(t, reg.Run(context.Background(), "mcp__s__x", Call{}).IsError)
 
 	p.mu.Lock()
 	p.tools = []Tool{namedTool{"mcp__s__x"}, namedTool{"thread_title"}}
 	p.mu.Unlock()
-	assert.Equal(t, []string{"mcp__s__x", "thread_title"}, offeredNames(reg, env))
+	assert.Equal(t, []string{"mcp__s__x", "thread_title", "todo_write"}, offeredNames(reg, env))
 	assert.Equal(t, "ran mcp__s__x", reg.Run(context.Background(), "mcp__s__x", Call{}).Text)
 	tt, _ := reg.Tool("thread_title")
 	assert.IsType(t, ThreadTitle(), tt, "a provided tool does not replace a built-in")

@@ -84,16 +84,7 @@ type YieldToParentParams struct {
 // SpawnSubagents returns the spawn_subagents tool; its description lists
 // types (the built-in ones and the user's) and the concurrency limit.
 func SpawnSubagents(types []AgentType, maxConcurrent int) Tool {
-	list := make([]string, len(types))
-	for i, t := range types {
-		list[i] = fmt.Sprintf("- `%s`: %s", t.Name, t.Description)
-	}
-	return MustTyped("spawn_subagents", spawnSubagentsDescription,
-		struct {
-			TypeList      string
-			Default       string
-			MaxConcurrent int
-		}{strings.Join(list, "\n"), DefaultAgentType, maxConcurrent},
+	return MustTyped("spawn_subagents", spawnSubagentsDescription, spawnData(types, maxConcurrent),
 		func(ctx context.Context, call Call, p SpawnSubagentsParams) Result {
 			if call.Subagents == nil {
 				return Errorf("spawn_subagents: this thread cannot spawn sub-agents")
@@ -119,6 +110,19 @@ func SpawnSubagents(types []AgentType, maxConcurrent int) Tool {
 			}
 			return waitResult(ctx, call.Subagents, ids)
 		})
+}
+
+// spawnData fills spawn_subagents' description.
+func spawnData(types []AgentType, maxConcurrent int) any {
+	list := make([]string, len(types))
+	for i, t := range types {
+		list[i] = fmt.Sprintf("- `%s`: %s", t.Name, t.Description)
+	}
+	return struct {
+		TypeList      string
+		Default       string
+		MaxConcurrent int
+	}{strings.Join(list, "\n"), DefaultAgentType, maxConcurrent}
 }
 
 // WaitForSubagents returns the wait_for_subagents tool.

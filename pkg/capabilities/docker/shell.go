@@ -124,6 +124,7 @@ const inspectTimeout = 5 * time.Second
 type Shell struct {
 	c     *container
 	cwd   string
+	kind  string // "bash" or "sh"
 	local *localshell.Shell
 }
 
@@ -142,8 +143,14 @@ func newShell(c *container, bash bool, opts localshell.Options) *Shell {
 	opts.Env = []string{} // not the host's: only the hardening reaches the container
 	opts.Launch = execLauncher(c, kind, false)
 	opts.LaunchInteractive = execLauncher(c, kind, true)
-	return &Shell{c: c, cwd: opts.Cwd, local: localshell.New(opts)}
+	return &Shell{c: c, cwd: opts.Cwd, kind: kind, local: localshell.New(opts)}
 }
+
+// StdinLauncher starts a command in the container as the shell's
+// commands start (the wrapper that ends, at the end, everything the
+// command started there), with its stdin attached (docker exec -i): a
+// Docker thread's hooks read their event on it (pkg/hooks).
+func (s *Shell) StdinLauncher() localshell.Launcher { return execLauncherFlag(s.c, s.kind, "-i") }
 
 // execLauncher runs commands with `docker exec` of the wrapper script;
 // kind is "bash" or "sh". An interactive one gets `-it`: the docker CLI,
@@ -152,6 +159,16 @@ func newShell(c *container, bash bool, opts localshell.Options) *Shell {
 // the command) and passes resizes on. The wrapper and its sweep are the
 // same either way.
 func execLauncher(c *container, kind string, interactive bool) localshell.Launcher {
+	flag := ""
+	if interactive {
+		flag = "-it"
+	}
+	return execLauncherFlag(c, kind, flag)
+}
+
+// execLauncherFlag is execLauncher with docker exec's stdin flag ("",
+// "-i", "-it").
+func execLauncherFlag(c *container, kind, flag string) localshell.Launcher {
 	return func(command, cwd string, env []string) (*localshell.Launch, error) {
 		var id [8]byte
 		if _, err := rand.Read(id[:]); err != nil {
@@ -159,8 +176,8 @@ func execLauncher(c *container, kind string, interactive bool) localshell.Launch
 		}
 		marker := hex.EncodeToString(id[:])
 		args := []string{"exec"}
-		if interactive {
-			args = append(args, "-it")
+		if flag != "" {
+			args = append(args, flag)
 		}
 		if cwd != "" {
 			args = append(args, "-w", cwd)

@@ -32,3 +32,23 @@ func ask(ctx context.Context, b *approval.Broker, r *Remembered, req approval.Re
 	}
 	return err
 }
+
+// KindLSPCommand is the approval kind of a language server command a
+// code action runs.
+const KindLSPCommand = "lsp-command"
+
+// Asker returns what capabilities.Environment.Ask does: it asks through
+// b, in the calling tool's block, every time (no ALWAYS), and refuses
+// without asking where nothing may be asked.
+func Asker(b *approval.Broker, kind string) func(ctx context.Context, subject, reason string) error {
+	return func(ctx context.Context, subject, reason string) error {
+		if capabilities.NoQuestions(ctx) {
+			return &capabilities.DeniedError{What: subject, Reason: reason + "; only a tool call can ask for that"}
+		}
+		call := capabilities.CallFrom(ctx)
+		_, err := askUser(ctx, b, approval.Request{
+			ThreadID: call.ThreadID, ToolUseID: call.RequestID, Kind: kind, Subject: subject, Reason: reason, NoAlways: true,
+		}, "the user declined")
+		return err
+	}
+}

@@ -65,6 +65,9 @@ func (s *Shell) Execute(ctx context.Context, command string, opts capabilities.E
 		opts.Cwd = s.opts.Cwd
 	}
 	opts.Sandbox = false
+	if capabilities.ReadOnly(ctx) {
+		return s.readOnly(ctx, command, opts)
+	}
 	key := rememberKey(command, opts.Cwd)
 	if s.opts.Remembered.Has(KindBash, key) {
 		return s.inner.Execute(ctx, command, opts)
@@ -88,6 +91,25 @@ func (s *Shell) Execute(ctx context.Context, command string, opts capabilities.E
 	}
 	if err := s.approve(ctx, command, opts, key, v.Reason); err != nil {
 		return nil, err
+	}
+	return s.inner.Execute(ctx, command, opts)
+}
+
+// readOnly runs command in plan mode: only what the checker proves
+// read-only runs (confined when the sandbox is available, never offered
+// to run outside); an ALWAYS given before does not count, and nothing
+// is asked.
+func (s *Shell) readOnly(ctx context.Context, command string, opts capabilities.ExecOptions) (*capabilities.ExecResult, error) {
+	v := s.decide(command, opts.Cwd)
+	if !v.Allow {
+		return nil, &capabilities.DeniedError{What: command, Reason: "plan mode: only commands that only read may run, and this one " + v.Reason + " (present your plan with exit_plan_mode; once the user approves it, commands run as usual)"}
+	}
+	if available, _ := s.sandbox(); available {
+		confinedOpts := opts
+		confinedOpts.Sandbox = true
+		if res, err := s.inner.Execute(ctx, command, confinedOpts); err == nil || ctx.Err() != nil {
+			return res, err
+		}
 	}
 	return s.inner.Execute(ctx, command, opts)
 }

@@ -103,3 +103,21 @@ func TestGoldenMCP(t *testing.T) {
 	}}
 	goldentest.Assert(t, "testdata/mcp.golden", dump(f))
 }
+
+// An edit whose check found diagnostics it introduced and fixed: the
+// notes under the diff (tools.Result.Notes), inside the diff's binding
+// neither; a running call shows none yet.
+func TestGoldenEditNotes(t *testing.T) {
+	diff := "--- main.go\n+++ main.go\n@@ -3,3 +3,3 @@\n func main() {\n-\tx := 1\n+\tfmt.Println(y)\n }\n"
+	notes := []string{
+		"Diagnostics after this edit: 1 introduced, 1 fixed",
+		"introduced: main.go:4:14 error undefined: y (compiler)",
+		"fixed: main.go:4:2 error declared and not used: x (compiler)",
+	}
+	f := &Frame{Sections: []*Section{
+		RenderToolCall("T", "e1", 1, ToolCall{Name: "edit_file", Status: ToolDone, Summary: "main.go +1 -1", Diff: diff,
+			DiffPath: "/w/main.go", DiffLine: 4, Notes: notes}),
+		RenderToolCall("T", "e2", 1, ToolCall{Name: "edit_file", Status: ToolRunning, Summary: "main.go", Notes: notes}),
+	}}
+	goldentest.Assert(t, "testdata/edit_notes.golden", dump(f))
+}

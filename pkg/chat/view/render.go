@@ -93,6 +93,8 @@ type Header struct {
 	// Env describes where the thread works (environment and sandbox);
 	// empty: no line.
 	Env string
+	// Mode is a mode the thread is in (plan mode); empty: no line.
+	Mode string
 	// Usage is the thread's total so far; zero: no line.
 	Usage Usage
 	// MCP names the MCP servers starting or failed; zero: no line.
@@ -115,6 +117,9 @@ func RenderHeader(id string, version uint64, h Header) *Section {
 	lines := []Line{whole("# "+title, HlTitle), whole(meta, HlMeta)}
 	if h.Env != "" {
 		lines = append(lines, whole(h.Env, HlMeta))
+	}
+	if h.Mode != "" {
+		lines = append(lines, whole(h.Mode, HlWarning))
 	}
 	if !h.MCP.IsZero() {
 		lines = append(lines, h.MCP.render())
@@ -229,6 +234,9 @@ type ToolCall struct {
 	// DiffPath and DiffLine say where <CR> on the diff opens the file.
 	DiffPath string
 	DiffLine int
+	// Notes are lines drawn under the diff (tools.Result.Notes: the
+	// diagnostics an edit introduced or fixed).
+	Notes    []string
 	Approval *Approval
 	// Subagents are the sub-agents the call spawned or waits for.
 	Subagents []SubagentLine
@@ -334,6 +342,11 @@ func RenderToolCall(threadID, id string, version uint64, tc ToolCall) *Section {
 		lines = appendDiff(lines, tc.Diff, tc.DiffLines)
 		if tc.DiffPath != "" {
 			binds = append(binds, Binding{Start: start, End: len(lines), Key: KeyActivate, Action: open})
+		}
+	}
+	if tc.Status >= ToolDone {
+		for _, n := range tc.Notes {
+			lines = append(lines, whole("  "+oneLine(n), HlMeta))
 		}
 	}
 	if tc.LogPath != "" && tc.Status >= ToolDone {
