@@ -131,11 +131,15 @@ func (a *Adapter) askClient(ctx context.Context, method, fn string, clientID int
 		Answers json.RawMessage `json:"answers"`
 	}
 	var answers []clientAnswer
-	if err := json.Unmarshal([]byte(raw), &reply); err == nil {
+	err = json.Unmarshal([]byte(raw), &reply)
+	if err == nil {
 		err = jsonList(reply.Answers, &answers)
 	}
-	if len(answers) != 1 {
-		return clientAnswer{}, fmt.Errorf("%s: undecodable answer", method)
+	if err == nil && len(answers) != 1 {
+		err = fmt.Errorf("%d answers from one client", len(answers))
+	}
+	if err != nil {
+		return clientAnswer{}, fmt.Errorf("%s: undecodable answer: %w", method, err)
 	}
 	if err := failed(method, answers); err != nil {
 		return clientAnswer{}, err

@@ -214,9 +214,9 @@ func TestRenameRefusesWhatDoesNotFit(t *testing.T) {
 func TestRenameStoppedMidway(t *testing.T) {
 	we := renameGreet()
 	we.Files = append(we.Files[:2], capabilities.FileEdit{Path: "/w/gone.go", Encoding: "utf-16"})
-	we.Files[2].Edits = []capabilities.TextEdit{{NewText: "x"}}
+	we.Files[2].Edits = []capabilities.TextEdit{{EndCol: 5, NewText: "Hello"}}
 	env, files := renameEnv(&fakeLSP{edit: we}, true)
-	files.inner.Put("/w/gone.go", []byte("y"))
+	files.inner.Put("/w/gone.go", []byte("Greet"))
 	// gone.go is removed after the check, before its write.
 	env.Files = &removeOnWrite{askingFS: files, path: "/w/gone.go"}
 	res := runLSPTool(t, RenameSymbol(), env, map[string]string{"filePath": "a.go", "symbol": "Greet", "newName": "Hello"})
@@ -324,4 +324,17 @@ type withoutFinalNewline struct{ *askingFS }
 func (w *withoutFinalNewline) ReadFile(ctx context.Context, p string) ([]byte, error) {
 	data, err := w.askingFS.ReadFile(ctx, p)
 	return []byte(strings.TrimSuffix(string(data), "\n")), err
+}
+
+// A server's edit that changes more than the name (computed from another
+// text of the file, as pylsp's jedi does from the disk version of a file
+// with unsaved changes) is refused before anything is written.
+func TestRenameRefusesAnEditThatChangesMoreThanTheName(t *testing.T) {
+	we := renameGreet()
+	we.Files[1].Edits = []capabilities.TextEdit{{EndLine: 99, NewText: "package a\n\nfunc Hello() {}\n"}}
+	env, files := renameEnv(&fakeLSP{edit: we}, true)
+	res := runLSPTool(t, RenameSymbol(), env, map[string]string{"filePath": "a.go", "symbol": "Greet", "newName": "Hello"})
+	require.True(t, res.IsError)
+	assert.Contains(t, res.Text, "would change more than the name")
+	assert.Empty(t, files.writes)
 }

@@ -52,6 +52,13 @@ func runRename(ctx context.Context, call Call, p RenameParams) Result {
 		if newText == newName && replaced != p.Symbol {
 			return fmt.Errorf("an edit meant to replace %s with %s would replace %q: the text changed after the server computed the rename; call rename_symbol again", p.Symbol, newName, replaced)
 		}
+		// A larger edit (some servers, pylsp's jedi among them, send
+		// whole files) must only rename: one computed from another text
+		// of the file — its disk version, while the editor holds unsaved
+		// changes — would put that text back over them.
+		if newText != newName && newText != strings.ReplaceAll(replaced, p.Symbol, newName) {
+			return fmt.Errorf("the server's edit would change more than the name (it was computed for another text of the file: one with unsaved changes in the editor is read from its disk version by some servers); the user can save the file, then call rename_symbol again")
+		}
 		return nil
 	}
 	done, stop := applyWorkspaceEdit(ctx, call.Env.Files, we, check)
