@@ -1,12 +1,6 @@
 package checkpoint
 
-import (
-	"bytes"
-	"context"
-	"encoding/json"
-	"fmt"
-	"strings"
-)
+import "context"
 
 // Copy records checkpoint id again in group under label, holding the
 // same files (its tree; no file is read): a thread made from another (a
@@ -25,24 +19,5 @@ func (s *Store) Copy(ctx context.Context, id, group, label string) (Checkpoint, 
 		return Checkpoint{}, err
 	}
 	m.Group, m.Label = group, label
-	msg, err := json.Marshal(m)
-	if err != nil {
-		return Checkpoint{}, err
-	}
-	date := fmt.Sprintf("@%d +0000", m.Time.Unix())
-	out, err := s.git(ctx, gitCall{args: []string{"commit-tree", tree, "-F", "-"}, stdin: bytes.NewReader(append(msg, '\n')),
-		env: []string{"GIT_AUTHOR_DATE=" + date, "GIT_COMMITTER_DATE=" + date}})
-	if err != nil {
-		return Checkpoint{}, fmt.Errorf("checkpoint: %w", err)
-	}
-	newID := strings.TrimSpace(string(out))
-	seq, err := s.nextSeq()
-	if err != nil {
-		return Checkpoint{}, fmt.Errorf("checkpoint: %w", err)
-	}
-	ref := fmt.Sprintf("%s%s/%010d", refPrefix, group, seq)
-	if _, err := s.git(ctx, gitCall{args: []string{"update-ref", ref, newID, ""}}); err != nil {
-		return Checkpoint{}, fmt.Errorf("checkpoint: %w", err)
-	}
-	return m.checkpoint(newID), nil
+	return s.record(ctx, tree, m)
 }

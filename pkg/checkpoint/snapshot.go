@@ -88,12 +88,18 @@ func (s *Store) Snapshot(ctx context.Context, group, label string, overlay map[s
 		return Checkpoint{}, fmt.Errorf("checkpoint: %w", err)
 	}
 	m := meta{V: 1, Group: group, Label: label, Time: time.Now().Round(0), Skipped: c.skipped, Incomplete: c.incomplete}
+	return s.record(ctx, c.tree, m)
+}
+
+// record makes the commit of tree with m as its message and the ref
+// refs/magenta/<group>/<seq> that keeps it (the caller holds the lock).
+func (s *Store) record(ctx context.Context, tree string, m meta) (Checkpoint, error) {
 	msg, err := json.Marshal(m)
 	if err != nil {
 		return Checkpoint{}, err
 	}
 	date := fmt.Sprintf("@%d +0000", m.Time.Unix())
-	out, err := s.git(ctx, gitCall{args: []string{"commit-tree", c.tree, "-F", "-"}, stdin: bytes.NewReader(append(msg, '\n')),
+	out, err := s.git(ctx, gitCall{args: []string{"commit-tree", tree, "-F", "-"}, stdin: bytes.NewReader(append(msg, '\n')),
 		env: []string{"GIT_AUTHOR_DATE=" + date, "GIT_COMMITTER_DATE=" + date}})
 	if err != nil {
 		return Checkpoint{}, fmt.Errorf("checkpoint: %w", err)
@@ -103,7 +109,7 @@ func (s *Store) Snapshot(ctx context.Context, group, label string, overlay map[s
 	if err != nil {
 		return Checkpoint{}, fmt.Errorf("checkpoint: %w", err)
 	}
-	ref := fmt.Sprintf("%s%s/%010d", refPrefix, group, seq)
+	ref := fmt.Sprintf("%s%s/%010d", refPrefix, m.Group, seq)
 	if _, err := s.git(ctx, gitCall{args: []string{"update-ref", ref, id, ""}}); err != nil {
 		return Checkpoint{}, fmt.Errorf("checkpoint: %w", err)
 	}
