@@ -74,12 +74,13 @@ deps: tools
 	@test -x $(GOBIN_DIR)/gopls || GOBIN=$(GOBIN_DIR) $(GO) install golang.org/x/tools/gopls@$(GOPLS_VERSION)
 
 # The race detector needs cgo, so a C compiler (the host itself is built
-# without one); the red-team tests plant python3 scripts.
+# without one); the red-team tests plant python3 scripts; pylsp (with
+# pyflakes) is the second language server of the LSP tests.
 cc:
-	@command -v gcc >/dev/null && command -v python3 >/dev/null || { \
+	@command -v gcc >/dev/null && command -v python3 >/dev/null && command -v pylsp >/dev/null && /usr/bin/python3 -c 'import pyflakes' 2>/dev/null || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    apt-get update -qq && apt-get install -y -qq gcc libc6-dev python3 >/dev/null; \
-	  else echo "make test needs gcc (the race detector) and python3: sudo apt-get install gcc python3"; exit 1; fi; }
+	    apt-get update -qq && apt-get install -y -qq gcc libc6-dev python3 python3-pylsp python3-pyflakes >/dev/null; \
+	  else echo "make test needs gcc (the race detector), python3 and pylsp: sudo apt-get install gcc python3 python3-pylsp python3-pyflakes"; exit 1; fi; }
 
 test: build deps cc
 	MAGENTA_TEST_NVIMS="$(TEST_NVIMS)" MAGENTA_HOST_BIN="$(CURDIR)/$(BIN)" MAGENTA_GOPLS="$(GOBIN_DIR)/gopls" $(GO) test -race -count=1 ./...
