@@ -74,6 +74,11 @@ type Checkpointer struct {
 	disabled string
 	// pruned: pruneOnce ran (snapshot goroutine only).
 	pruned bool
+	// ops counts the operations using the store outside the snapshot
+	// goroutine (begin); closed refuses new ones. Close waits for them
+	// before it closes the store.
+	ops    sync.WaitGroup
+	closed bool
 	// adopting holds the threads whose checkpoints are being copied
 	// (AdoptLater), closed when done.
 	adopting map[string]chan struct{}
@@ -102,11 +107,30 @@ func New(opts Options) *Checkpointer {
 // Close stops the snapshot goroutine (a snapshot running is cancelled by
 // its own context) and closes the store.
 func (c *Checkpointer) Close() {
-	c.stopOnce.Do(func() { close(c.stop); c.cancel() })
+	c.stopOnce.Do(func() {
+		c.mu.Lock()
+		c.closed = true
+		c.mu.Unlock()
+		close(c.stop)
+		c.cancel()
+	})
 	c.worker.Wait()
+	c.ops.Wait()
 	if c.store != nil {
 		_ = c.store.Close()
 	}
+}
+
+// begin marks an operation that uses the store outside the snapshot
+// goroutine (a rewind, a listing, a deletion); call done when it ends.
+func (c *Checkpointer) begin() (done func(), err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, errors.New("checkpoints are stopped (the host is closing)")
+	}
+	c.ops.Add(1)
+	return c.ops.Done, nil
 }
 
 // opened returns the store, opening it on first use (git init on the
@@ -168,6 +192,8 @@ func (c *Checkpointer) snapshot(ctx context.Context, group, label string) (check
 		return j.cp, j.err
 	case <-ctx.Done():
 		return checkpoint.Checkpoint{}, ctx.Err()
+	case <-c.stop:
+		return checkpoint.Checkpoint{}, errors.New("checkpoints are stopped")
 	}
 }
 
@@ -188,6 +214,8 @@ func (c *Checkpointer) flush(ctx context.Context) error {
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
+	case <-c.stop:
+		return errors.New("checkpoints are stopped")
 	}
 }
 

@@ -8,6 +8,11 @@ import (
 
 // DeleteThread deletes a deleted thread's checkpoints.
 func (c *Checkpointer) DeleteThread(ctx context.Context, thread string) error {
+	done, err := c.begin()
+	if err != nil {
+		return err
+	}
+	defer done()
 	store, err := c.opened()
 	if err != nil {
 		return err
@@ -18,6 +23,11 @@ func (c *Checkpointer) DeleteThread(ctx context.Context, thread string) error {
 // Prune deletes the checkpoints older than maxAge (threads.maxAge: the
 // threads they belong to are pruned after the same time).
 func (c *Checkpointer) Prune(ctx context.Context, maxAge time.Duration) error {
+	done, err := c.begin()
+	if err != nil {
+		return err
+	}
+	defer done()
 	store, err := c.opened()
 	if err != nil {
 		return err
@@ -43,7 +53,7 @@ func (c *Checkpointer) AdoptLater(from, to string, upTo int, done func(error)) {
 			c.mu.Unlock()
 			close(ch)
 		}()
-		ctx, cancel := context.WithTimeout(context.Background(), adoptWait)
+		ctx, cancel := context.WithTimeout(c.ctx, adoptWait)
 		defer cancel()
 		err := c.Adopt(ctx, from, to, upTo)
 		if done != nil {
@@ -75,6 +85,11 @@ func (c *Checkpointer) adopted(ctx context.Context, thread string) error {
 // rewound conversation continues in a new thread, whose earlier messages
 // are from's.
 func (c *Checkpointer) Adopt(ctx context.Context, from, to string, upTo int) error {
+	done, err := c.begin()
+	if err != nil {
+		return err
+	}
+	defer done()
 	store, err := c.opened()
 	if err != nil {
 		return err

@@ -52,6 +52,11 @@ func (e *ConflictError) Error() string {
 // Messages lists the user's messages of a thread (texts, oldest first)
 // with what changed in the workspace since each.
 func (c *Checkpointer) Messages(ctx context.Context, thread string, texts []string, overlay map[string][]byte) ([]Entry, error) {
+	done, err := c.begin()
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	out := make([]Entry, len(texts))
 	for i, text := range texts {
 		out[i] = Entry{N: i + 1, Text: text}
@@ -185,6 +190,11 @@ func (c *Checkpointer) conflicts(ctx context.Context, p checkpoint.Plan, overlay
 
 // Preview says what restoring the code before message n would change.
 func (c *Checkpointer) Preview(ctx context.Context, thread string, n int, overlay map[string][]byte) (Preview, error) {
+	done, err := c.begin()
+	if err != nil {
+		return Preview{}, err
+	}
+	defer done()
 	p, conflicts, err := c.plan(ctx, thread, n, overlay)
 	if err != nil {
 		return Preview{}, err
@@ -202,6 +212,11 @@ func (c *Checkpointer) Preview(ctx context.Context, thread string, n int, overla
 // nothing; then each file a buffer holds is written through it. With
 // conflicts and !force nothing is restored (*ConflictError).
 func (c *Checkpointer) Restore(ctx context.Context, thread string, n int, force bool) (Report, error) {
+	done, err := c.begin()
+	if err != nil {
+		return Report{}, err
+	}
+	defer done()
 	overlay, err := c.overlay(ctx)
 	if err != nil {
 		return Report{}, err

@@ -268,3 +268,24 @@ func TestDeleteThreadDeletesItsCheckpoints(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, others, "message 1")
 }
+
+// Close waits for a rewind in progress and refuses new ones; nothing
+// uses the store after it is closed (run with -race).
+func TestCloseWaitsForOperations(t *testing.T) {
+	r := newRig(t)
+	r.app.Send("first")
+	r.fake.Next(t).Reply("one")
+	r.screen.waitFor(t, "one")
+	id, texts := r.app.ActiveUserMessages()
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.cp.Messages(context.Background(), id, texts, nil)
+		done <- err
+	}()
+	r.cp.Close()
+	if err := <-done; err != nil {
+		assert.Contains(t, err.Error(), "stopped")
+	}
+	_, err := r.cp.Preview(context.Background(), id, 1, nil)
+	assert.ErrorContains(t, err, "checkpoints are stopped")
+}
