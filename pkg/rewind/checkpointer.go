@@ -181,6 +181,23 @@ func (c *Checkpointer) ask(ctx context.Context, group, label string) (*job, erro
 	}
 }
 
+// tryAsk queues a snapshot without waiting, when the queue has room (or
+// checkpoints are off: nothing to do); false when it is full.
+func (c *Checkpointer) tryAsk(group, label string) bool {
+	if c.Disabled() != "" {
+		return true
+	}
+	c.running()
+	select {
+	case c.jobs <- &job{ctx: c.ctx, group: group, label: label, done: make(chan struct{})}:
+		return true
+	case <-c.stop:
+		return true
+	default:
+		return false
+	}
+}
+
 // snapshot takes a checkpoint and waits for it.
 func (c *Checkpointer) snapshot(ctx context.Context, group, label string) (checkpoint.Checkpoint, error) {
 	j, err := c.ask(ctx, group, label)

@@ -36,9 +36,16 @@ func (c *Checkpointer) Observer() chat.Observer {
 		}
 		n := t.UserMessageCount()
 		// The snapshot outlives the thread's call: a thread closed
-		// right after sending still gets its checkpoint.
-		if _, err := c.ask(context.Background(), t.ID, MessageLabel(n)); err != nil {
-			slog.Debug("no checkpoint of a message", "thread", t.ID, "message", n, "err", err)
+		// right after sending still gets its checkpoint. The observer
+		// must not block: with the queue full (many sub-agents' calls
+		// waiting), the message's checkpoint is queued from a goroutine.
+		group, label := t.ID, MessageLabel(n)
+		if !c.tryAsk(group, label) {
+			go func() {
+				if _, err := c.ask(c.ctx, group, label); err != nil {
+					slog.Debug("no checkpoint of a message", "thread", group, "message", n, "err", err)
+				}
+			}()
 		}
 	})
 }
