@@ -35,13 +35,15 @@ const callMarker = "MAGENTA_CALL"
 // wrapper sweeps right after the shell exits. A listing therefore counts
 // only when no live process outside $quiet (those with an empty
 // environment before the command started) read empty just before and
-// just after it; otherwise it is taken again after a tick, a bounded
-// number of times. A process that outlives SIGKILL (stuck in the kernel)
+// just after it; otherwise it is taken again after a tick, for at most
+// 5 s (on a loaded machine — CI running a dozen test packages at once —
+// a left-behind `setsid sleep` once survived the sweep when this was
+// 1 s; the longer bound costs nothing when the listing settles). A process that outlives SIGKILL (stuck in the kernel)
 // is given up on after as many ticks again.
 const sweepFunc = `tick=
 pause() {
 	if [ -z "$tick" ]; then
-		if sleep 0.001 2>/dev/null; then tick=0.02; ticks=50; else tick=1; ticks=2; grace=$grace_s; fi
+		if sleep 0.001 2>/dev/null; then tick=0.02; ticks=250; else tick=1; ticks=5; grace=$grace_s; fi
 	fi
 	sleep "$tick"
 }
