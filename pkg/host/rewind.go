@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -30,7 +29,7 @@ func (h *Host) startCheckpoints(opts config.Options, env *capabilities.Environme
 	}
 	c := rewind.New(rewind.Options{
 		Dir: rewind.StoreDir(dataDir, env.Cwd), Workspace: env.Cwd, Exclude: opts.Checkpoints.Exclude,
-		Buffers: nvimBuffers{h.nv, env.Cwd},
+		Buffers: nvimBuffers{h.nv},
 		// Unchecked: the user asked for the restore, and the store holds
 		// only the workspace's files.
 		Files: nvimbuf.New(h.nv, localfs.New()),
@@ -273,8 +272,7 @@ func (b bufferTexts) overlay() map[string][]byte {
 
 // nvimBuffers is rewind.Buffers over the editor (lua/magenta/rewind.lua).
 type nvimBuffers struct {
-	nv        nvimbuf.Lua
-	workspace string
+	nv nvimbuf.Lua
 }
 
 func (b nvimBuffers) Modified(ctx context.Context) (map[string][]byte, error) {
@@ -282,13 +280,7 @@ func (b nvimBuffers) Modified(ctx context.Context) (map[string][]byte, error) {
 	if err := b.nv.ExecLua(`return require('magenta.rewind').modified()`, &list); err != nil {
 		return nil, err
 	}
-	out := map[string][]byte{}
-	for _, x := range list {
-		if rel, err := filepath.Rel(b.workspace, x.Path); err == nil && filepath.IsLocal(rel) {
-			out[x.Path] = []byte(x.Text)
-		}
-	}
-	return out, nil
+	return list.overlay(), nil // the checkpointer keeps the workspace's
 }
 
 func (b nvimBuffers) Loaded(ctx context.Context, paths []string) (map[string]bool, error) {

@@ -133,6 +133,21 @@ func (c *Checkpointer) begin() (done func(), err error) {
 	return c.ops.Done, nil
 }
 
+// use is begin with the store: for an operation that reads or changes
+// checkpoints outside the snapshot goroutine.
+func (c *Checkpointer) use() (*checkpoint.Store, func(), error) {
+	done, err := c.begin()
+	if err != nil {
+		return nil, nil, err
+	}
+	store, err := c.opened()
+	if err != nil {
+		done()
+		return nil, nil, err
+	}
+	return store, done, nil
+}
+
 // opened returns the store, opening it on first use (git init on the
 // first ever: tens of milliseconds).
 func (c *Checkpointer) opened() (*checkpoint.Store, error) {
@@ -304,7 +319,7 @@ func (c *Checkpointer) overlay(ctx context.Context) (map[string][]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the editor's modified buffers: %w", err)
 	}
-	return m, nil
+	return c.inWorkspace(m), nil
 }
 
 // disable stops checkpoints and tells the user once.

@@ -8,30 +8,22 @@ import (
 
 // DeleteThread deletes a deleted thread's checkpoints.
 func (c *Checkpointer) DeleteThread(ctx context.Context, thread string) error {
-	done, err := c.begin()
+	store, done, err := c.use()
 	if err != nil {
 		return err
 	}
 	defer done()
-	store, err := c.opened()
-	if err != nil {
-		return err
-	}
 	return store.DeleteGroup(ctx, thread)
 }
 
 // Prune deletes the checkpoints older than maxAge (threads.maxAge: the
 // threads they belong to are pruned after the same time).
 func (c *Checkpointer) Prune(ctx context.Context, maxAge time.Duration) error {
-	done, err := c.begin()
+	store, done, err := c.use()
 	if err != nil {
 		return err
 	}
 	defer done()
-	store, err := c.opened()
-	if err != nil {
-		return err
-	}
 	return store.Prune(ctx, maxAge)
 }
 
@@ -85,15 +77,11 @@ func (c *Checkpointer) adopted(ctx context.Context, thread string) error {
 // rewound conversation continues in a new thread, whose earlier messages
 // are from's.
 func (c *Checkpointer) Adopt(ctx context.Context, from, to string, upTo int) error {
-	done, err := c.begin()
+	store, done, err := c.use()
 	if err != nil {
 		return err
 	}
 	defer done()
-	store, err := c.opened()
-	if err != nil {
-		return err
-	}
 	byLabel, err := c.labels(ctx, from)
 	if err != nil {
 		return err

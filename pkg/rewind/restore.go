@@ -52,19 +52,15 @@ func (e *ConflictError) Error() string {
 // Messages lists the user's messages of a thread (texts, oldest first)
 // with what changed in the workspace since each.
 func (c *Checkpointer) Messages(ctx context.Context, thread string, texts []string, overlay map[string][]byte) ([]Entry, error) {
-	done, err := c.begin()
-	if err != nil {
-		return nil, err
-	}
-	defer done()
 	out := make([]Entry, len(texts))
 	for i, text := range texts {
 		out[i] = Entry{N: i + 1, Text: text}
 	}
-	store, err := c.opened()
+	store, done, err := c.use()
 	if err != nil {
 		return out, err
 	}
+	defer done()
 	byLabel, err := c.labels(ctx, thread)
 	if err != nil || len(byLabel) == 0 {
 		return out, err
@@ -133,7 +129,8 @@ func (c *Checkpointer) messageCheckpoint(ctx context.Context, thread string, n i
 }
 
 // plan is what restoring message n's checkpoint would do now (the
-// editor's unsaved buffers being overlay), with the conflicts.
+// editor's unsaved buffers in the workspace being overlay), with the
+// conflicts.
 func (c *Checkpointer) plan(ctx context.Context, thread string, n int, overlay map[string][]byte) (checkpoint.Plan, []string, error) {
 	store, err := c.opened()
 	if err != nil {
@@ -143,7 +140,6 @@ func (c *Checkpointer) plan(ctx context.Context, thread string, n int, overlay m
 	if err != nil {
 		return checkpoint.Plan{}, nil, err
 	}
-	overlay = c.inWorkspace(overlay)
 	p, err := store.Plan(ctx, cp.ID, overlay)
 	if err != nil {
 		return p, nil, err
@@ -195,7 +191,7 @@ func (c *Checkpointer) Preview(ctx context.Context, thread string, n int, overla
 		return Preview{}, err
 	}
 	defer done()
-	p, conflicts, err := c.plan(ctx, thread, n, overlay)
+	p, conflicts, err := c.plan(ctx, thread, n, c.inWorkspace(overlay))
 	if err != nil {
 		return Preview{}, err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
-	"strings"
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
 )
@@ -18,15 +17,9 @@ func FormatFile() Tool {
 }
 
 func runFormat(ctx context.Context, call Call, p FileParams) Result {
-	if call.Env == nil || call.Env.LSP == nil || call.Env.Files == nil {
-		return Errorf("this environment has no language servers")
-	}
-	if strings.TrimSpace(p.FilePath) == "" {
-		return Errorf("filePath must not be empty")
-	}
-	path := resolveToolPath(call.Env, p.FilePath)
-	if _, err := call.Env.Files.Stat(ctx, path); err != nil {
-		return fileError(path, err)
+	path, res := lspFile(ctx, call, p.FilePath)
+	if res != nil {
+		return *res
 	}
 	we, err := call.Env.LSP.Format(ctx, path)
 	if err != nil {

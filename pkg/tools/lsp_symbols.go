@@ -46,17 +46,9 @@ func WorkspaceSymbols() Tool {
 }
 
 func runDocumentSymbols(ctx context.Context, call Call, p FileParams) Result {
-	if call.Env == nil || call.Env.LSP == nil || call.Env.Files == nil {
-		return Errorf("this environment has no language servers")
-	}
-	if strings.TrimSpace(p.FilePath) == "" {
-		return Errorf("filePath must not be empty")
-	}
-	path := resolveToolPath(call.Env, p.FilePath)
-	// The symbols are the file's content: the file passes get_file's
-	// read check before Neovim loads it.
-	if _, err := call.Env.Files.Stat(ctx, path); err != nil {
-		return fileError(path, err)
+	path, res := lspFile(ctx, call, p.FilePath)
+	if res != nil {
+		return *res
 	}
 	syms, err := call.Env.LSP.DocumentSymbols(ctx, path)
 	if err != nil {
@@ -152,4 +144,23 @@ func readableSymbols(ctx context.Context, files capabilities.FileIO, syms []capa
 		}
 	}
 	return kept, withheld, 0
+}
+
+// lspFile resolves the file an LSP tool asks a server about. What the
+// server says is the file's content, and the server reads it through
+// Neovim: the file passes get_file's read check first (a secret, or a
+// file outside the workspace, asks). A non-nil Result is the error.
+func lspFile(ctx context.Context, call Call, filePath string) (string, *Result) {
+	fail := func(r Result) (string, *Result) { return "", &r }
+	if call.Env == nil || call.Env.LSP == nil || call.Env.Files == nil {
+		return fail(Errorf("this environment has no language servers"))
+	}
+	if strings.TrimSpace(filePath) == "" {
+		return fail(Errorf("filePath must not be empty"))
+	}
+	path := resolveToolPath(call.Env, filePath)
+	if _, err := call.Env.Files.Stat(ctx, path); err != nil {
+		return fail(fileError(path, err))
+	}
+	return path, nil
 }
