@@ -4,7 +4,8 @@
 // binary of its own, beside magenta-host, because it starts for every
 // command: a small program that links only procsup starts in about a
 // millisecond, where re-executing the host (its whole runtime and package
-// initialisation) took several.
+// initialisation) took several. It is also the sandbox's confinement
+// parent, each confined command's init and its client (package zygote).
 package main
 
 import (
@@ -12,6 +13,7 @@ import (
 	"os"
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities/procsup"
+	"github.com/magenta-nvim/magenta/pkg/sandbox/zygote"
 )
 
 // version is set by the Makefile (-ldflags "-X main.version=...").
@@ -19,6 +21,7 @@ var version = "dev"
 
 func main() {
 	procsup.MainIfSupervisor() // in supervisor mode it never returns
+	zygote.MainIfZygote()      // nor as the sandbox's confinement parent, an init or a client
 	if len(os.Args) == 2 && os.Args[1] == "--version" {
 		fmt.Println("magenta-supervisor", version)
 		return

@@ -26,6 +26,9 @@ type Launch struct {
 	// GitPaths are the .git entries the scan found, mounted read-only:
 	// what DisarmNewRepositories compares with after the command.
 	GitPaths []string
+	// Ops, from CommandOps only, are the mounts the confinement parent
+	// makes for this command, in bwrap's syntax (package zygote).
+	Ops []string
 }
 
 // Args returns the bubblewrap invocation that confines a command run in
@@ -83,27 +86,11 @@ func (p Policy) Args(st Status, cwd string) (Launch, error) { return p.args(st, 
 func (p Policy) TerminalArgs(st Status, cwd string) (Launch, error) { return p.args(st, cwd, true) }
 
 func (p Policy) args(st Status, cwd string, terminal bool) (Launch, error) {
-	if !st.Available {
-		return Launch{}, fmt.Errorf("sandbox: bubblewrap is unavailable: %s", st.Reason)
-	}
-	r := p.rules()
-	if err := p.validate(r); err != nil {
+	r, err := p.checkLaunch(st, cwd)
+	if err != nil {
 		return Launch{}, err
 	}
-	if cwd == "" || !filepath.IsAbs(cwd) || strings.IndexByte(cwd, 0) >= 0 {
-		return Launch{}, fmt.Errorf("sandbox: working directory %q is not an absolute path", cwd)
-	}
-	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
-		return Launch{}, fmt.Errorf("sandbox: working directory %q is not an existing directory", cwd)
-	}
 	ws := r.workspace
-	if fi, err := os.Stat(ws); err != nil || !fi.IsDir() {
-		return Launch{}, fmt.Errorf("sandbox: workspace %q is not an existing directory", p.Workspace)
-	}
-	if !r.readable(cwd) {
-		return Launch{}, fmt.Errorf("sandbox: working directory %q is hidden inside the sandbox (outside the workspace and the system directories, or a secret)", cwd)
-	}
-
 	a := append([]string{st.Path}, baseMounts()...)
 	if p.Network == NetworkAllow {
 		a = append(a, resolverArgs()...)
@@ -130,6 +117,32 @@ func (p Policy) args(st Status, cwd string, terminal bool) (Launch, error) {
 	}, nil
 }
 
+// checkLaunch validates the policy and a command's working directory,
+// and returns the policy's rules: what every confined command, however
+// it is started (Args, CommandOps), checks first.
+func (p Policy) checkLaunch(st Status, cwd string) (rules, error) {
+	if !st.Available {
+		return rules{}, fmt.Errorf("sandbox: bubblewrap is unavailable: %s", st.Reason)
+	}
+	r := p.rules()
+	if err := p.validate(r); err != nil {
+		return rules{}, err
+	}
+	if cwd == "" || !filepath.IsAbs(cwd) || strings.IndexByte(cwd, 0) >= 0 {
+		return rules{}, fmt.Errorf("sandbox: working directory %q is not an absolute path", cwd)
+	}
+	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
+		return rules{}, fmt.Errorf("sandbox: working directory %q is not an existing directory", cwd)
+	}
+	if fi, err := os.Stat(r.workspace); err != nil || !fi.IsDir() {
+		return rules{}, fmt.Errorf("sandbox: workspace %q is not an existing directory", p.Workspace)
+	}
+	if !r.readable(cwd) {
+		return rules{}, fmt.Errorf("sandbox: working directory %q is hidden inside the sandbox (outside the workspace and the system directories, or a secret)", cwd)
+	}
+	return r, nil
+}
+
 // baseMounts start every sandbox: the SystemRoots read-only, a fresh
 // /dev, a /proc for the new PID namespace, empty private /tmp, /run and
 // /var/tmp.
@@ -147,7 +160,14 @@ func baseMounts() []string {
 			a = append(a, "--ro-bind", root, root)
 		}
 	}
-	a = append(a, "--dev", "/dev", "--proc", privateProc, "--tmpfs", privateTmp, "--tmpfs", privateRun)
+	a = append(a, "--dev", "/dev", "--proc", privateProc)
+	return append(a, privateDirs()...)
+}
+
+// privateDirs are the empty private /tmp, /run and /var/tmp every
+// command starts with.
+func privateDirs() []string {
+	a := []string{"--tmpfs", privateTmp, "--tmpfs", privateRun}
 	if fi, err := os.Lstat(privateVarTmp); err == nil && fi.IsDir() {
 		a = append(a, "--tmpfs", privateVarTmp)
 	}

@@ -168,7 +168,7 @@ func redactedCopy(path string) (copyPath string, hide bool) {
 	if !ok {
 		return "", true
 	}
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("magenta-sandbox-%d", os.Getuid()), "redacted")
+	dir := redactedDir()
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", true
 	}
@@ -191,4 +191,10 @@ func redactedCopy(path string) (copyPath string, hide bool) {
 		return "", true
 	}
 	return copyPath, false
+}
+
+// redactedDir holds the redacted copies of git configs: private to this
+// user (0700), outside every sandbox's view.
+func redactedDir() string {
+	return filepath.Join(os.TempDir(), fmt.Sprintf("magenta-sandbox-%d", os.Getuid()), "redacted")
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/magenta-nvim/magenta/pkg/sandbox/zygote"
 )
 
 // dialEnv makes the test binary a Unix-socket client (see TestMain): the
@@ -17,6 +19,7 @@ import (
 const dialEnv = "SANDBOX_TEST_DIAL"
 
 func TestMain(m *testing.M) {
+	zygote.MainIfZygote() // BenchmarkGitStatus's confinement parent
 	if fake := os.Getenv(detectEnv); fake != "" {
 		detectThenExit(fake)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/magenta-nvim/magenta/pkg/proctest"
 	"github.com/magenta-nvim/magenta/pkg/sandbox"
 	"github.com/magenta-nvim/magenta/pkg/sandbox/sandboxtest"
+	"github.com/magenta-nvim/magenta/pkg/sandbox/zygote"
 )
 
 // BenchmarkSeq compares 2 million short lines through Execute (cleaning,
@@ -186,25 +187,64 @@ func BenchmarkSeqInteractive(b *testing.B) {
 }
 
 // BenchmarkTrueConfined is `true` through the whole local shell (with
-// its supervisor, as the host runs commands) unconfined and confined by
-// bubblewrap with the default policy (network denied): what every small
-// command the checker allows costs once the sandbox confines it.
+// its supervisor, as the host runs commands) unconfined, confined by
+// bubblewrap started for the command, and confined through the
+// session's confinement parent (package zygote), with the default
+// policy (network denied): what every small command the checker allows
+// costs once the sandbox confines it. Each runs back to back and spaced
+// (benchPaces).
 func BenchmarkTrueConfined(b *testing.B) {
 	st := sandboxtest.Require(b)
 	ws, home := b.TempDir(), b.TempDir()
-	for _, mode := range []struct {
-		name    string
-		sandbox bool
-	}{{"unconfined", false}, {"confined", true}} {
-		b.Run(mode.name, func(b *testing.B) {
-			sh := New(Options{LogRoot: b.TempDir(), Cwd: ws, Supervisor: os.Getenv("MAGENTA_SUPERVISOR_BIN"),
-				Confiner: BwrapConfiner{Status: func() (sandbox.Status, error) { return st, nil }, Policy: sandbox.Policy{Workspace: ws, Home: home}}})
-			opts := capabilities.ExecOptions{ThreadID: "bench", RequestID: "true", Sandbox: mode.sandbox}
-			for b.Loop() {
-				if res, err := sh.Execute(context.Background(), "true", opts); err != nil || res.ExitCode != 0 {
-					b.Fatalf("err %v, result %+v", err, res)
+	status := func() (sandbox.Status, error) { return st, nil }
+	policy := sandbox.Policy{Workspace: ws, Home: home}
+	exe := os.Getenv("MAGENTA_SUPERVISOR_BIN")
+	if exe == "" {
+		exe, _ = os.Executable()
+	}
+	parent := ParentFor(status, policy, exe, func(msg string) { b.Log(msg) })
+	defer parent.Close()
+	for _, pace := range benchPaces {
+		for _, mode := range []struct {
+			name    string
+			sandbox bool
+			parent  *zygote.Parent
+		}{{"unconfined", false, nil}, {"confined-bwrap", true, nil}, {"confined-parent", true, parent}} {
+			b.Run(pace.name+"/"+mode.name, func(b *testing.B) {
+				if mode.parent != nil {
+					waitReady(b, mode.parent)
 				}
-			}
-		})
+				sh := New(Options{LogRoot: b.TempDir(), Cwd: ws, Supervisor: os.Getenv("MAGENTA_SUPERVISOR_BIN"),
+					Confiner: BwrapConfiner{Status: status, Policy: policy, Parent: mode.parent}})
+				opts := capabilities.ExecOptions{ThreadID: "bench", RequestID: "true", Sandbox: mode.sandbox}
+				for b.Loop() {
+					if res, err := sh.Execute(context.Background(), "true", opts); err != nil || res.ExitCode != 0 {
+						b.Fatalf("err %v, result %+v", err, res)
+					}
+					pace.pause(b)
+				}
+			})
+		}
 	}
 }
+
+// benchPaces are how commands follow each other in the confined
+// benchmarks: back to back (the worst case: the confinement parent's
+// next init starts while the next command waits), and spaced as a
+// model's commands are, by a model's answer at least (the pause is not
+// timed).
+var benchPaces = []struct {
+	name  string
+	pause func(b *testing.B)
+}{
+	{"back-to-back", func(*testing.B) {}},
+	{"spaced", func(b *testing.B) {
+		b.StopTimer()
+		time.Sleep(modelTurn) // a model's answer between two commands
+		b.StartTimer()
+	}},
+}
+
+// modelTurn is the pause between spaced commands: less than any model
+// takes to answer.
+const modelTurn = 50 * time.Millisecond

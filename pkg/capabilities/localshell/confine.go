@@ -29,6 +29,9 @@ type Confinement struct {
 	// have ended, and returns what the sandbox had to undo
 	// (ExecResult.Disarmed).
 	After func() []string
+	// Start, when set, starts the command itself in place of running
+	// Argv (Launch.Start).
+	Start func(cmd *exec.Cmd) (Started, error)
 }
 
 // errNoConfiner answers a confined run on a shell without a sandbox: it
@@ -56,6 +59,11 @@ func (s *Shell) confinedLaunchOn(command, cwd string, env []string, terminal boo
 	c, err := s.confiner.Confine(cwd, env, terminal)
 	if err != nil {
 		return nil, err
+	}
+	if c.Start != nil {
+		cmd := exec.Command("bash", "--noprofile", "--norc", "-c", command)
+		cmd.Dir, cmd.Env = cwd, c.Env
+		return &Launch{Cmd: cmd, After: c.After, Start: c.Start}, nil
 	}
 	prefix := c.Argv
 	if len(prefix) == 0 {

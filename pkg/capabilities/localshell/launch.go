@@ -3,6 +3,7 @@ package localshell
 import (
 	"context"
 	"os/exec"
+	"syscall"
 	"time"
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
@@ -32,6 +33,24 @@ type Launch struct {
 	// is drained; what it returns becomes ExecResult.Disarmed (the
 	// sandbox's check of what a confined command left behind).
 	After func() []string
+	// Start, when set, starts the command described by Cmd (its Args,
+	// Env, Dir and streams; Cmd itself is never started) somewhere that
+	// ends everything the command started when it ends, is killed, or
+	// the host dies: a confinement parent, whose command has a PID
+	// namespace of its own. No supervisor is needed then. Commands on a
+	// terminal are never started this way.
+	Start func(cmd *exec.Cmd) (Started, error)
+}
+
+// Started is a command Launch.Start started.
+type Started interface {
+	// Wait waits for the command and returns its status; an error
+	// means the status is unknown (whoever ran it stopped answering).
+	Wait() (syscall.WaitStatus, error)
+	// Signal sends sig to every process of the command.
+	Signal(sig syscall.Signal)
+	// Kill ends the command and everything it started.
+	Kill()
 }
 
 // endWait bounds End and, after it, the wait for the local process to

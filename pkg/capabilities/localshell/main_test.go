@@ -8,6 +8,7 @@ import (
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/procsup"
+	"github.com/magenta-nvim/magenta/pkg/sandbox/zygote"
 )
 
 // hostHelperEnv makes the test binary act as a host: it runs the command
@@ -15,17 +16,24 @@ import (
 // of this variable, until it is killed.
 const hostHelperEnv = "MAGENTA_TEST_HOST_HELPER"
 
-// TestMain makes the test binary its own process supervisor, as the host
-// binary is (see procsup.MainIfSupervisor), and a stand-in host for the
+// TestMain makes the test binary its own process supervisor and
+// confinement parent, as the host binary is (see procsup.MainIfSupervisor,
+// zygote.MainIfZygote), and a stand-in host for the
 // tests that kill one.
 func TestMain(m *testing.M) {
 	procsup.MainIfSupervisor()
+	zygote.MainIfZygote()
 	if root := os.Getenv(fullDiskHelperEnv); root != "" {
 		os.Exit(fullDiskHelper(root))
 	}
 	if root := os.Getenv(hostHelperEnv); root != "" {
-		_, err := New(Options{LogRoot: root}).Execute(context.Background(), os.Getenv("MAGENTA_TEST_HOST_COMMAND"),
-			capabilities.ExecOptions{ThreadID: "helper", RequestID: "r"})
+		sh := New(Options{LogRoot: root})
+		confined := os.Getenv(parentHelperEnv) != ""
+		if confined {
+			sh = parentHelperShell(root)
+		}
+		_, err := sh.Execute(context.Background(), os.Getenv("MAGENTA_TEST_HOST_COMMAND"),
+			capabilities.ExecOptions{ThreadID: "helper", RequestID: "r", Sandbox: confined})
 		fmt.Fprintln(os.Stderr, "host helper: command ended:", err)
 		os.Exit(3)
 	}

@@ -53,6 +53,40 @@ func (s *Shell) start(cmd *exec.Cmd, tty bool) (running, error) {
 	return &supervised{p: p, untrack: procsup.Track(s.recordDir(), p)}, nil
 }
 
+// startLaunch starts a launched command: through its Start when it has
+// one, else as start does.
+func (s *Shell) startLaunch(l *Launch, tty bool) (running, error) {
+	if l.Start == nil || tty {
+		return s.start(l.Cmd, tty)
+	}
+	st, err := l.Start(l.Cmd)
+	if err != nil {
+		return nil, err
+	}
+	return &contained{st: st}, nil
+}
+
+// contained is a command started by Launch.Start, whose every process
+// ends with it.
+type contained struct{ st Started }
+
+func (c *contained) wait() (syscall.WaitStatus, error) { return c.st.Wait() }
+
+func (c *contained) terminate(done <-chan struct{}) {
+	c.st.Signal(syscall.SIGTERM)
+	t := time.NewTimer(capabilities.ShellTerminateGrace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		c.st.Kill()
+		<-done
+	}
+}
+
+// finish has nothing to do: what the command left ended with it.
+func (*contained) finish() {}
+
 // direct is a command in its own process group, without supervisor: a
 // process that leaves the group (setsid) escapes it.
 type direct struct {

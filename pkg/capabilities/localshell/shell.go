@@ -224,7 +224,7 @@ func (s *Shell) Execute(ctx context.Context, command string, opts capabilities.E
 	if err != nil {
 		return nil, startFailed(log, err)
 	}
-	run, err := s.start(launch.Cmd, interactive)
+	run, err := s.startLaunch(launch, interactive)
 	out.started()
 	if err != nil {
 		out.close()
