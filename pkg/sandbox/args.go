@@ -270,7 +270,8 @@ func (r rules) bindArgs(workspace string, allowWrite []string) []string {
 
 // protectArgs pins, then mounts read-only, the git control paths the
 // scan found (and the core.hooksPath target, created empty on the host
-// when missing, as git init creates .git/hooks), then masks the hidden
+// when missing, as git init creates .git/hooks) and Policy.ReadOnly,
+// then masks the hidden
 // paths and the secrets the scan found. Pins come first: a bind of a
 // directory onto itself would otherwise cover a mount made inside it.
 func (r rules) protectArgs(scan scanResult) ([]string, error) {
@@ -286,6 +287,11 @@ func (r rules) protectArgs(scan scanResult) ([]string, error) {
 	for _, g := range scan.gitPaths {
 		if _, err := os.Stat(g); err == nil {
 			ro = append(ro, resolve(g))
+		}
+	}
+	for _, p := range r.readOnly {
+		if exists(p) {
+			ro = append(ro, p)
 		}
 	}
 	ro = r.inWriteRoots(ro)

@@ -299,3 +299,25 @@ func waitFor(t *testing.T, cond func() bool, what string) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// The host's own programs inside the workspace (magenta's checkout as
+// the workspace) stay read-only: a confined command cannot replace what
+// later runs outside the sandbox or as its parent.
+func TestOwnProgramsStayReadOnly(t *testing.T) {
+	w := newWorld(t)
+	bin := filepath.Join(w.ws, "bin")
+	require.NoError(t, os.MkdirAll(bin, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "magenta-supervisor"), []byte("#!/bin/sh\n"), 0o755))
+	p := w.policy
+	p.ReadOnly = []string{bin}
+	assert.False(t, p.Writable(filepath.Join(bin, "magenta-supervisor")))
+	assert.True(t, p.Writable(filepath.Join(w.ws, "src", "x.go")))
+	r := w.run(t, p, w.ws, "echo evil > bin/magenta-supervisor; echo evil > bin/new; mv bin bin.old; echo ok > src.txt")
+	assert.Contains(t, r.out, "Read-only file system")
+	data, err := os.ReadFile(filepath.Join(bin, "magenta-supervisor"))
+	require.NoError(t, err)
+	assert.Equal(t, "#!/bin/sh\n", string(data))
+	assert.NoFileExists(t, filepath.Join(bin, "new"))
+	assert.DirExists(t, bin)
+	assert.FileExists(t, filepath.Join(w.ws, "src.txt"), "the rest of the workspace stays writable")
+}

@@ -85,6 +85,11 @@ type Policy struct {
 	Env []string
 	// Network is NetworkDeny (the zero value) or NetworkAllow.
 	Network Network
+	// ReadOnly lists paths that stay read-only even inside the
+	// workspace: the host's own programs (magenta's checkout as the
+	// workspace), which run outside the sandbox or as its confinement
+	// parent, and which a confined command must not replace.
+	ReadOnly []string
 }
 
 // validate rejects a policy whose paths would make a malformed or

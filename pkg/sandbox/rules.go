@@ -24,7 +24,8 @@ type rules struct {
 	// resolved and as given (a workspace reached through a symlink is
 	// bound at both): writeRoots, readRoots and their given spellings.
 	shown     []string
-	hooksPath string // the top repository's core.hooksPath target in the workspace, resolved
+	hooksPath string   // the top repository's core.hooksPath target in the workspace, resolved
+	readOnly  []string // Policy.ReadOnly, resolved
 }
 
 func (p Policy) rules() rules {
@@ -76,6 +77,11 @@ func (p Policy) rules() rules {
 	r.shown = slices.Compact(r.shown)
 	if hp := gitctl.HooksPath(r.workspace); hp != "" {
 		r.hooksPath = resolve(hp)
+	}
+	for _, ro := range p.ReadOnly {
+		if filepath.IsAbs(ro) && strings.IndexByte(ro, 0) < 0 {
+			r.readOnly = append(r.readOnly, resolve(ro))
+		}
 	}
 	return r
 }
@@ -137,7 +143,7 @@ func (r rules) writable(path string) bool {
 		return false
 	}
 	real := resolve(filepath.Clean(path))
-	if r.controlPath(real) {
+	if r.controlPath(real) || slices.ContainsFunc(r.readOnly, func(ro string) bool { return within(real, ro) }) {
 		return false
 	}
 	for _, w := range r.writeRoots {
