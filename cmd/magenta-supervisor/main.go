@@ -5,7 +5,7 @@
 // command: a small program that links only procsup starts in about a
 // millisecond, where re-executing the host (its whole runtime and package
 // initialisation) took several. It is also the sandbox's confinement
-// parent, each confined command's init and its client (package zygote).
+// parent and each confined command's init (package zygote).
 package main
 
 import (
@@ -21,7 +21,7 @@ var version = "dev"
 
 func main() {
 	procsup.MainIfSupervisor() // in supervisor mode it never returns
-	zygote.MainIfZygote()      // nor as the sandbox's confinement parent, an init or a client
+	zygote.MainIfZygote()      // nor as the sandbox's confinement parent or a command's init
 	if len(os.Args) == 2 && os.Args[1] == "--version" {
 		fmt.Println("magenta-supervisor", version)
 		return
