@@ -83,7 +83,7 @@ cc:
 	  else echo "make test needs gcc (the race detector), python3 and pylsp: sudo apt-get install gcc python3 python3-pylsp python3-pyflakes"; exit 1; fi; }
 
 test: build deps cc
-	MAGENTA_TEST_NVIMS="$(TEST_NVIMS)" MAGENTA_HOST_BIN="$(CURDIR)/$(BIN)" MAGENTA_GOPLS="$(GOBIN_DIR)/gopls" $(GO) test -race -count=1 ./...
+	MAGENTA_TEST_NVIMS="$(TEST_NVIMS)" MAGENTA_HOST_BIN="$(CURDIR)/$(BIN)" MAGENTA_GOPLS="$(GOBIN_DIR)/gopls" $(GO) test -race -count=1 -timeout 18m ./...
 
 # The image the Docker tests run containers of, built from Debian
 # packages with no registry (the tests build it themselves when missing).

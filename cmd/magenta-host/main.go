@@ -10,6 +10,11 @@
 //	                                  "ask: <reason>" (exit 10) or, with
 //	                                  --sandbox, "sandbox: <reason>" (exit
 //	                                  11: runs confined); 2 on misuse
+//	magenta-host run [flags] PROMPT   one thread in the current directory,
+//	                                  no Neovim (package headless; exit
+//	                                  codes in :help magenta-headless)
+//	magenta-host acp [--config FILE]  an Agent Client Protocol agent on
+//	                                  stdio (package acp)
 //	magenta-host [--log FILE]         serve Neovim on stdio
 package main
 
@@ -28,6 +33,7 @@ import (
 	"github.com/magenta-nvim/magenta/pkg/host"
 	"github.com/magenta-nvim/magenta/pkg/provider"
 	"github.com/magenta-nvim/magenta/pkg/provider/remote"
+	"github.com/magenta-nvim/magenta/pkg/sandbox/zygote"
 )
 
 // version is set by the Makefile (-ldflags "-X main.version=...").
@@ -37,12 +43,21 @@ func main() {
 	// Re-executed as a shell command's process supervisor: supervise and
 	// exit, before anything else starts (see package procsup).
 	procsup.MainIfSupervisor()
+	// Or as the sandbox's confinement parent or a command's init, when
+	// magenta-supervisor is missing (package zygote).
+	zygote.MainIfZygote()
 	os.Exit(run(os.Args[1:]))
 }
 
 func run(args []string) int {
 	if len(args) > 0 && args[0] == "check-bash" {
 		return bashperm.RunCLI(args[1:], os.Stdout, os.Stderr)
+	}
+	if len(args) > 0 && args[0] == "run" {
+		return runHeadless(args[1:])
+	}
+	if len(args) > 0 && args[0] == "acp" {
+		return runACP(args[1:])
 	}
 	fs := flag.NewFlagSet("magenta-host", flag.ContinueOnError)
 	manifest := fs.String("manifest", "", "print the remote-plugin manifest for `host` and exit")

@@ -34,6 +34,9 @@ M.subcommands = {
     local line1, line2 = M.range(cmd)
     require("magenta.selection").paste(line1, line2)
   end,
+  ["paste-image"] = function()
+    require("magenta.selection").paste_image()
+  end,
   ["inline-edit"] = function(_, cmd)
     local line1, line2 = M.range(cmd)
     require("magenta.inline").start(line1, line2)
@@ -165,6 +168,7 @@ local order = {
   "hooks-trust",
   "hooks-untrust",
   "paste-selection",
+  "paste-image",
   "inline-edit",
   "restart",
 }

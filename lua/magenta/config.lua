@@ -128,6 +128,11 @@ M.defaults = {
     enabled = true,
     exclude = {}, -- gitignore patterns never captured, beside .gitignore and the defaults
   },
+  -- web_search's back ends (see :help magenta-web-search): searxng = { url =
+  -- "http://127.0.0.1:8888" } (a SearXNG instance, for every provider),
+  -- anthropic = true (the Anthropic API's own search, for Anthropic
+  -- profiles). With neither, web_search is not offered.
+  search = {},
   -- The language servers your configuration attaches (see :help magenta-lsp).
   lsp = {
     verifyEdits = true, -- after edit_file / write_file, tell the model the diagnostics the change introduced or fixed
@@ -283,6 +288,8 @@ function M.for_host()
       exclude = (o.checkpoints.exclude and next(o.checkpoints.exclude)) and o.checkpoints.exclude or nil,
     } or nil,
     lsp = o.lsp,
+    -- Omitted when empty: an empty Lua table would encode as [].
+    search = M.search_for_host(o.search),
     sandbox = o.sandbox and {
       enabled = o.sandbox.enabled,
       network = o.sandbox.network,
@@ -296,6 +303,19 @@ function M.for_host()
     -- Omitted when empty: an empty Lua table would encode as [].
     files = (o.files and o.files.rules and next(o.files.rules)) and { rules = o.files.rules } or nil,
   })
+end
+
+-- The search option as the host reads it; nil when nothing is set (an
+-- empty Lua table encodes as [] where Go wants an object).
+function M.search_for_host(s)
+  if type(s) ~= "table" then
+    return nil
+  end
+  local url = type(s.searxng) == "table" and s.searxng.url or nil
+  if url == nil and s.anthropic == nil then
+    return nil
+  end
+  return { searxng = url and { url = url } or nil, anthropic = s.anthropic }
 end
 
 -- The sub-agent options as the host reads them; empty tables are left

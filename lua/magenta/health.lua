@@ -234,6 +234,14 @@ function M.check()
         .. (vim.fn.executable("bwrap") == 1 and vim.fn.exepath("bwrap") or "no"))
     elseif st.available then
       r.ok(string.format("bubblewrap %s (%s): %s", st.version, st.path, st.banner))
+      -- Confined commands go through one long-lived confinement parent
+      -- once it is ready (:help magenta-sandbox-parent).
+      if st.parent_ready == true then
+        r.ok("confinement parent: running (confined commands start without a bubblewrap each)")
+      elseif st.parent_why ~= nil then
+        r.info("confinement parent: " .. tostring(st.parent_why)
+          .. " (meanwhile bubblewrap confines each command itself)")
+      end
     else
       local advice = { "install bubblewrap (apt-get install bubblewrap) and allow unprivileged user namespaces" }
       if sb.enabled == true then

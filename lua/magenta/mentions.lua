@@ -18,6 +18,7 @@ M.COMPLETIONS_MAX = 200
 
 M.names = {
   { word = "@file:", menu = "attach a file (context file)" },
+  { word = "@image:", menu = "attach an image (PNG, JPEG, GIF, WebP)" },
   { word = "@buf", menu = "attach every loaded file buffer" },
   { word = "@diag", menu = "the current diagnostics" },
   { word = "@qf", menu = "the quickfix list" },
@@ -25,7 +26,7 @@ M.names = {
   { word = "@staged", menu = "git diff --staged (@staged:<path>)" },
 }
 
-local known = { file = true, buf = true, diag = true, qf = true, diff = true, staged = true }
+local known = { file = true, image = true, buf = true, diag = true, qf = true, diff = true, staged = true }
 
 --- Finds the mentions in text: a list of { name, arg } for known names.
 --- A mention starts a word; its argument follows a colon, in double
@@ -261,19 +262,44 @@ local function git_diff(name, arg)
   return res.label, res.text
 end
 
+-- M.IMAGE_TIMEOUT_MS bounds the host's read of one @image (a large
+-- screenshot is scaled down).
+M.IMAGE_TIMEOUT_MS = 10000
+
+-- The host reads an @image through the workspace's file check and holds
+-- it (pkg/host/images.go): it answers the attachment, { label, text,
+-- image = id }, or { label, text } saying why the image is not sent.
+local function image(arg)
+  local path = file_path(arg)
+  local res, err = require("magenta.host").request(protocol.requests.image, {
+    path = path,
+    name = vim.fn.fnamemodify(path, ":~:."), -- as the user would write it
+  }, M.IMAGE_TIMEOUT_MS)
+  if type(res) ~= "table" or type(res.label) ~= "string" or type(res.text) ~= "string" then
+    local why = err or "the host gave no answer"
+    -- "image: " is chat.ImageLabelPrefix: the chat draws the label on a
+    -- line of its own, like the host's labels for images.
+    local label = string.format("image: %s (not sent: %s)", arg, why)
+    return label, string.format("The user attached the image %s, but it could not be read: %s", arg, why)
+  end
+  return res.label, res.text, res.image
+end
+
 --- Expands the mentions of text: the files to attach as context files
---- and the attachments ({label, text}) to send with the message.
+--- and the attachments ({label, text[, image]}) to send with the message.
 function M.expand(text)
   local paths, attachments, seen = {}, {}, {}
-  local function attach(label, body)
+  local function attach(label, body, image_id)
     if not seen[label] then
       seen[label] = true
-      attachments[#attachments + 1] = { label = label, text = body }
+      attachments[#attachments + 1] = { label = label, text = body, image = image_id }
     end
   end
   for _, m in ipairs(M.parse(text)) do
     if m.name == "file" and m.arg then
       paths[#paths + 1] = file_path(m.arg)
+    elseif m.name == "image" and m.arg then
+      attach(image(m.arg))
     elseif m.name == "buf" then
       vim.list_extend(paths, loaded_file_buffers())
     elseif m.name == "diag" then
@@ -288,6 +314,15 @@ function M.expand(text)
 end
 
 -- Completion ---------------------------------------------------------------
+
+-- IMAGE_EXTENSIONS are the names @image: completes (the host tells the
+-- format by content when it reads the file).
+M.IMAGE_EXTENSIONS = { png = true, jpg = true, jpeg = true, gif = true, webp = true }
+
+function M.is_image_name(path)
+  local ext = path:match("%.([%w]+)$")
+  return ext ~= nil and M.IMAGE_EXTENSIONS[ext:lower()] == true
+end
 
 -- RG is the ripgrep that lists files ("" skips it: git's list is used).
 M.RG = "rg"
@@ -353,7 +388,7 @@ function M.omnifunc(findstart, base)
       return -3
     end
     local word = line:sub(start)
-    if word:find("%s") and not word:match('^@file:"[^"]*$') then
+    if word:find("%s") and not word:match('^@file:"[^"]*$') and not word:match('^@image:"[^"]*$') then
       return -3
     end
     return start - 1
@@ -362,14 +397,18 @@ function M.omnifunc(findstart, base)
     return require("magenta.slash").complete(base)
   end
   local items = {}
-  local prefix = base:match("^@file:(.*)$")
+  local kind, prefix = base:match("^@(file):(.*)$")
+  if not kind then
+    kind, prefix = base:match("^@(image):(.*)$")
+  end
   if prefix then
     prefix = prefix:gsub('^"', "")
     local starts, contains = {}, {}
     for _, f in ipairs(M.files()) do
-      if f:sub(1, #prefix) == prefix then
+      local wanted = kind ~= "image" or M.is_image_name(f)
+      if wanted and f:sub(1, #prefix) == prefix then
         starts[#starts + 1] = f
-      elseif prefix ~= "" and f:find(prefix, 1, true) then
+      elseif wanted and prefix ~= "" and f:find(prefix, 1, true) then
         contains[#contains + 1] = f
       end
     end
@@ -377,7 +416,7 @@ function M.omnifunc(findstart, base)
       if #items >= M.COMPLETIONS_MAX then
         break
       end
-      items[#items + 1] = { word = "@file:" .. quote(f), abbr = f, menu = "[magenta]" }
+      items[#items + 1] = { word = "@" .. kind .. ":" .. quote(f), abbr = f, menu = "[magenta]" }
     end
     return items
   end

@@ -63,4 +63,37 @@ function M.paste(line1, line2)
   api.nvim_win_set_cursor(win, { api.nvim_buf_line_count(input), 0 })
 end
 
+-- PASTE_TIMEOUT_MS bounds :Magenta paste-image (the host gives each
+-- clipboard tool 5 s).
+M.PASTE_TIMEOUT_MS = 8000
+
+--- :Magenta paste-image: the host reads the clipboard's image into a
+--- file under stdpath("cache") (pkg/host/paste.go); its @image mention
+--- goes at the end of the input, so the message takes it when sent.
+function M.paste_image()
+  local sidebar = require("magenta.sidebar")
+  sidebar.open()
+  local dir = vim.fn.stdpath("cache") .. "/magenta/pasted"
+  local protocol = require("magenta.protocol")
+  local res, err = require("magenta.host").request(protocol.requests.paste_image, { dir = dir }, M.PASTE_TIMEOUT_MS)
+  if type(res) ~= "table" then
+    return notify("paste-image: the host did not answer: " .. tostring(err))
+  end
+  if type(res.path) ~= "string" then
+    return notify("paste-image: " .. tostring(res.error))
+  end
+  local input = sidebar.input_buf()
+  local win = input and vim.fn.win_findbuf(input)[1]
+  if not win then
+    return notify("the chat input is not shown")
+  end
+  local mention = "@image:" .. (res.path:find("%s") and ('"' .. res.path .. '"') or res.path)
+  local last = api.nvim_buf_line_count(input)
+  local line = api.nvim_buf_get_lines(input, last - 1, last, false)[1] or ""
+  local text = line == "" and mention or (line .. " " .. mention)
+  api.nvim_buf_set_lines(input, last - 1, last, false, { text .. " " })
+  api.nvim_set_current_win(win)
+  api.nvim_win_set_cursor(win, { last, #text + 1 })
+end
+
 return M

@@ -29,6 +29,8 @@ local profile_schema = {
   contextWindow = "integer",
   compactAt = "number",
   compactProfile = "string",
+  -- false: the model takes no images (:help magenta-images).
+  images = "boolean",
 }
 local required_profile_keys = { "name", "provider", "model" }
 local file_rule_schema = { path = "string", read = "boolean", write = "boolean", secret = "boolean" }
@@ -133,6 +135,8 @@ local schema = {
   threads = { persist = "boolean", maxAge = "number" },
   checkpoints = { enabled = "boolean", exclude = "strings" },
   lsp = { verifyEdits = "boolean", verifyTimeout = "number" },
+  -- web_search's back ends (:help magenta-web-search).
+  search = { searxng = { _required = { "url" }, url = "string" }, anthropic = "boolean" },
   sandbox = {
     enabled = { enum = { "auto", true, false } },
     network = { enum = { "deny", "allow" } },

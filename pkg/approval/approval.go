@@ -5,7 +5,10 @@
 // with YES / NO / ALWAYS choices, and a key press calls Broker.Answer.
 // The first answer wins. When the caller's context ends (the user aborted
 // the thread) the request is withdrawn and Ask returns, so abort never
-// leaves a tool hanging. One Broker serves every thread of the host.
+// leaves a tool hanging. One Broker serves every thread of the host. A
+// front end that does not draw requests sets a Policy, which answers
+// them instead (the headless run at once, an ACP agent through its
+// client).
 package approval
 
 import (
@@ -58,6 +61,24 @@ type Broker struct {
 	// onChange is told the thread whose pending set changed; it must not
 	// block.
 	onChange func(threadID string, added *Request)
+	// policy, when set, answers requests itself (SetPolicy).
+	policy Policy
+}
+
+// Policy answers a request in place of the pending-request flow, for a
+// front end that does not draw requests: the headless run answers per
+// its --approve flag, an ACP agent asks its client. It returns the
+// decision, what to tell the model when it is Deny ("" for the asker's
+// usual words), and ok false to let the request wait for an answer as
+// usual. It runs on the asking tool's goroutine and may block, but must
+// return when ctx ends (the thread was aborted).
+type Policy func(ctx context.Context, req Request) (d Decision, reason string, ok bool)
+
+// SetPolicy makes p answer every request from now on (nil: nobody does).
+func (b *Broker) SetPolicy(p Policy) {
+	b.mu.Lock()
+	b.policy = p
+	b.mu.Unlock()
 }
 
 type pending struct {
@@ -81,10 +102,24 @@ func (b *Broker) SetOnChange(f func(threadID string, added *Request)) {
 // Ask registers req and waits for the answer or for ctx to end, in which
 // case it returns Deny and ctx's error.
 func (b *Broker) Ask(ctx context.Context, req Request) (Decision, error) {
+	d, _, err := b.AskWhy(ctx, req)
+	return d, err
+}
+
+// AskWhy is Ask that also returns why a Policy said no ("" when a person
+// answered, or the policy gave no reason).
+func (b *Broker) AskWhy(ctx context.Context, req Request) (Decision, string, error) {
 	b.mu.Lock()
 	b.seq++
 	req.ID = fmt.Sprintf("a%d", b.seq)
 	req.Created = time.Now()
+	if policy := b.policy; policy != nil {
+		b.mu.Unlock()
+		if d, why, ok := policy(ctx, req); ok {
+			return d, why, nil
+		}
+		b.mu.Lock()
+	}
 	p := &pending{req: req, answer: make(chan Decision, 1)}
 	b.pending[req.ID] = p
 	notify := b.onChange
@@ -95,9 +130,9 @@ func (b *Broker) Ask(ctx context.Context, req Request) (Decision, error) {
 	defer b.remove(req.ID)
 	select {
 	case d := <-p.answer:
-		return d, nil
+		return d, "", nil
 	case <-ctx.Done():
-		return Deny, ctx.Err()
+		return Deny, "", ctx.Err()
 	}
 }
 

@@ -97,3 +97,26 @@ func TestAlwaysRefusedWhenNotOffered(t *testing.T) {
 	assert.True(t, b.Answer(req.ID, Allow))
 	assert.Equal(t, Allow, <-got)
 }
+
+// A Policy answers at once, with its reason for a no; without one (or
+// when it passes), the request waits for a person as before.
+func TestPolicyAnswersAtOnce(t *testing.T) {
+	b := NewBroker(nil)
+	b.SetPolicy(func(_ context.Context, req Request) (Decision, string, bool) {
+		if req.Kind == "pass" {
+			return Deny, "", false
+		}
+		return Deny, "no one to ask", true
+	})
+	d, why, err := b.AskWhy(context.Background(), Request{Kind: "bash", Subject: "rm x"})
+	require.NoError(t, err)
+	assert.Equal(t, Deny, d)
+	assert.Equal(t, "no one to ask", why)
+	assert.Empty(t, b.Pending(""), "a request the policy answered is not pending")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan Decision, 1)
+	go func() { d, _ := b.Ask(ctx, Request{Kind: "pass"}); done <- d }()
+	b.Answer(waitPending(t, b, 1)[0].ID, Allow)
+	assert.Equal(t, Allow, <-done)
+	cancel()
+}

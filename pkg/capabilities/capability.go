@@ -11,6 +11,7 @@ const (
 	CapShell       Capability = "shell"
 	CapSearch      Capability = "search"
 	CapWeb         Capability = "web"
+	CapWebSearch   Capability = "web-search" // a configured web search back end
 	CapLSP         Capability = "lsp"
 	CapDiagnostics Capability = "diagnostics"
 	// CapThreads is spawning and waiting for sub-agents.
@@ -32,6 +33,8 @@ func (e *Environment) Has(c Capability) bool {
 		return e.Searcher != nil
 	case CapWeb:
 		return e.Fetcher != nil
+	case CapWebSearch:
+		return e.WebSearcher != nil
 	case CapLSP:
 		return e.LSP != nil && e.lspAvailable()
 	case CapDiagnostics:
@@ -53,7 +56,7 @@ func (e *Environment) lspAvailable() bool {
 // header, logs and :checkhealth).
 func (e *Environment) Capabilities() []Capability {
 	var out []Capability
-	for _, c := range []Capability{CapFileIO, CapShell, CapSearch, CapWeb, CapLSP, CapDiagnostics, CapThreads} {
+	for _, c := range []Capability{CapFileIO, CapShell, CapSearch, CapWeb, CapWebSearch, CapLSP, CapDiagnostics, CapThreads} {
 		if e.Has(c) {
 			out = append(out, c)
 		}

@@ -52,6 +52,9 @@ type Environment struct {
 	Searcher Searcher
 	// Fetcher fetches web pages; nil when there is none.
 	Fetcher Fetcher
+	// WebSearcher searches the web (the web_search tool); nil when no
+	// search back end is configured.
+	WebSearcher WebSearcher
 	// Artifacts keeps files tools write for the model to read later
 	// (the full text of a long web page); nil when there is none.
 	Artifacts Artifacts

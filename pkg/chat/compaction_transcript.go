@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/magenta-nvim/magenta/pkg/chat/view"
+	"github.com/magenta-nvim/magenta/pkg/imagefile"
 	"github.com/magenta-nvim/magenta/pkg/provider"
 )
 
@@ -66,7 +67,7 @@ func messageText(m provider.Message) string {
 			b.WriteString(blk.Text)
 			b.WriteString("\n")
 		case provider.BlockImage:
-			fmt.Fprintf(&b, "[an image (%s)]\n", blk.MediaType)
+			fmt.Fprintf(&b, "%s\n", imageInTranscript(blk))
 		case provider.BlockToolUse:
 			fmt.Fprintf(&b, "[tool call %s %s: %s]\n", blk.ToolName, blk.ToolUseID, cutMiddle(string(blk.Input), maxToolInputBytes))
 		case provider.BlockToolResult:
@@ -80,7 +81,7 @@ func messageText(m provider.Message) string {
 				case provider.BlockText:
 					r.WriteString(rb.Text)
 				case provider.BlockImage:
-					r.WriteString("[an image]")
+					r.WriteString(imageInTranscript(rb))
 				}
 			}
 			fmt.Fprintf(&b, "[tool %s %s]\n%s\n", status, blk.ToolUseID, cutMiddle(r.String(), maxToolResultBytes))
@@ -106,4 +107,11 @@ func runeBoundary(s string, i int) int {
 		i--
 	}
 	return i
+}
+
+// imageInTranscript stands for an image in the transcript: compaction
+// keeps no image (the summary replaces them with what it says of them;
+// :help magenta-images), so the summarizer is told what there was.
+func imageInTranscript(b provider.Block) string {
+	return fmt.Sprintf("[an image: %s; images are not kept after the summary]", imagefile.Describe(b.MediaType, b.Data))
 }

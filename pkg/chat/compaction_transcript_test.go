@@ -24,7 +24,7 @@ func TestTranscriptShowsEveryKindOfBlock(t *testing.T) {
 		{Role: provider.RoleUser, Content: []provider.Block{provider.ToolResultBlock("tu_1", strings.Repeat("x", 5000), true)}},
 	}
 	got := transcript(history, 100_000)
-	assert.Contains(t, got, "[user]\nfix it\n[an image (image/png)]\n")
+	assert.Contains(t, got, "[user]\nfix it\n[an image: PNG, 0 bytes; images are not kept after the summary]\n")
 	assert.Contains(t, got, "[assistant]\nLooking.\n[tool call get_file tu_1: {\"path\":\"a.go\"}]\n")
 	assert.Contains(t, got, "[tool error tu_1]\n")
 	assert.NotContains(t, got, "private reasoning", "thinking is left out")

@@ -93,6 +93,9 @@ type Deps struct {
 	// Prompts are the skills, commands and agents defined in files
 	// (slash.go expands the commands; nil: none).
 	Prompts *prompts.Library
+	// ServerSearch lets an Anthropic profile search with the API's own
+	// web search in place of web_search (search.anthropic; websearch.go).
+	ServerSearch bool
 	// agents links the thread to the app's sub-agents (zero: none).
 	agents agentDeps
 }

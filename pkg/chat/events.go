@@ -65,6 +65,15 @@ type (
 		ID, Name string
 		Result   tools.Result
 	}
+	// ReplyDelta: the model's reply grew by Text as it streamed (its
+	// thinking when Thinking). For front ends that stream the reply
+	// (headless --json, ACP); the complete message follows as
+	// MessageAppended, and a reply the user aborts is kept as far as it
+	// streamed.
+	ReplyDelta struct {
+		Text     string
+		Thinking bool
+	}
 	// MetaChanged: the thread's title, profile or usage so far changed
 	// (told after a burst of inbox messages, with all three as they are).
 	MetaChanged struct {
@@ -79,6 +88,7 @@ func (TurnUsage) threadEvent()        {}
 func (TurnEnded) threadEvent()        {}
 func (StateChanged) threadEvent()     {}
 func (MetaChanged) threadEvent()      {}
+func (ReplyDelta) threadEvent()       {}
 func (ToolCallStarted) threadEvent()  {}
 func (ToolCallEnded) threadEvent()    {}
 

@@ -19,6 +19,10 @@ const AttachmentMaxBytes = ContextFileMaxBytes
 type Attachment struct {
 	Label string
 	Text  string
+	// An @image mention or a pasted image: the image the model gets
+	// after Text (images.go). Label then starts with ImageLabelPrefix.
+	MediaType string
+	Data      []byte
 }
 
 // SendAttached sends text in the active thread with what its mentions
@@ -46,19 +50,30 @@ func attachmentBlocks(att []Attachment) []provider.Block {
 			text = fmt.Sprintf("%s\n[cut: %d of %d bytes shown]", text[:n], n, len(a.Text))
 		}
 		blocks = append(blocks, provider.TextBlock(text))
+		if len(a.Data) > 0 {
+			blocks = append(blocks, provider.Block{Kind: provider.BlockImage, MediaType: a.MediaType, Data: a.Data})
+		}
 	}
 	return blocks
 }
 
 // shownText is a user message as the chat draws it: the text as typed
-// (mentions included) and a line listing what the mentions attached.
+// (mentions included), a line per image, and a line listing what the
+// other mentions attached.
 func shownText(text string, att []Attachment) string {
-	if len(att) == 0 {
-		return text
+	var labels, images []string
+	for _, a := range att {
+		if strings.HasPrefix(a.Label, ImageLabelPrefix) {
+			images = append(images, a.Label)
+		} else {
+			labels = append(labels, a.Label)
+		}
 	}
-	labels := make([]string, len(att))
-	for i, a := range att {
-		labels[i] = a.Label
+	for _, l := range images {
+		text += "\n" + l
+	}
+	if len(labels) == 0 {
+		return text
 	}
 	return text + "\n(attached: " + strings.Join(labels, ", ") + ")"
 }

@@ -20,7 +20,7 @@ const KindPlan = "plan"
 // (they would write) and MCP tools (unknown) wait for an approved plan.
 var planTools = map[string]bool{
 	"get_file": true, "grep": true, "hover": true, "find_references": true, "diagnostics": true,
-	"definition": true, "document_symbols": true, "workspace_symbols": true, "code_actions": true, "web_fetch": true,
+	"definition": true, "document_symbols": true, "workspace_symbols": true, "code_actions": true, "web_fetch": true, tools.WebSearchName: true,
 	"thread_title": true, "todo_write": true, "skill": true, "bash_command": true,
 	"wait_for_subagents": true, tools.ExitPlanModeName: true,
 }

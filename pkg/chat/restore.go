@@ -102,6 +102,7 @@ func (t *Thread) rebuild(msgs []threadstore.Message, compactions []threadstore.S
 					first = false
 				}
 			}
+			t.drawServerSearches(m.Message) // websearch.go
 		}
 	}
 	compactUntil(len(msgs))
@@ -177,12 +178,16 @@ func (t *Thread) describeTool(e *entry, b provider.Block) {
 // resultOf is the display's view of a saved tool result.
 func resultOf(b provider.Block) toolResult {
 	var text []string
+	var images []tools.Image
 	for _, r := range b.Result {
-		if r.Kind == provider.BlockText {
+		switch r.Kind {
+		case provider.BlockText:
 			text = append(text, r.Text)
+		case provider.BlockImage: // drawn as a line per image (images.go)
+			images = append(images, tools.Image{MediaType: r.MediaType, Data: r.Data})
 		}
 	}
-	return toolResult{Text: strings.Join(text, "\n"), IsError: b.IsError}
+	return toolResult{Text: strings.Join(text, "\n"), Images: images, IsError: b.IsError}
 }
 
 // finishInterrupted answers the tool calls of the last reply when the

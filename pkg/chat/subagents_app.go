@@ -125,6 +125,7 @@ func (a *App) threadDeps(env *capabilities.Environment, systemPrompt string) Dep
 		ToolServers:  a.deps.ToolServers,
 		Store:        a.deps.Store,
 		Prompts:      a.deps.Prompts,
+		ServerSearch: a.opts.Search.Anthropic,
 		Observers:    a.deps.Observers,
 		Interceptors: a.deps.Interceptors,
 		PromptCheck:  a.deps.PromptCheck,

@@ -13,10 +13,10 @@ import (
 
 // claudeTools maps Claude Code's tool names, which agent files under
 // .claude/agents use, to ours; names with no counterpart (Glob, LS,
-// WebSearch, Task, …) are unknown and warned about.
+// Task, …) are unknown and warned about.
 var claudeTools = map[string]string{
 	"Read": "get_file", "Write": "write_file", "Edit": "edit_file", "MultiEdit": "edit_file",
-	"Bash": "bash_command", "Grep": "grep", "WebFetch": "web_fetch",
+	"Bash": "bash_command", "Grep": "grep", "WebFetch": "web_fetch", "WebSearch": tools.WebSearchName,
 }
 
 // fileAgents are the sub-agent types agent files define (pkg/prompts),

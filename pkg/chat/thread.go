@@ -92,6 +92,8 @@ type Thread struct {
 	lastMeta  MetaChanged
 	// prompt: the prompt check's state (hookpoints.go).
 	prompt promptState
+	// images: how the thread's images fare with its profile (images.go).
+	images imageState
 }
 
 type (

@@ -134,7 +134,7 @@ func (t *Thread) finishTool(e *entry, res toolResult) {
 		e.tool.Status = view.ToolFailed
 	}
 	e.tool.Summary, e.tool.Result, e.tool.LogPath = res.summary(), res.Text, res.LogPath
-	e.tool.Diff, e.tool.Notes = res.Diff, res.Notes
+	e.tool.Diff, e.tool.Notes = res.Diff, append(append([]string(nil), res.Notes...), imageLines(res.Images)...)
 	defer t.emit(ToolCallEnded{ID: e.toolID, Name: e.tool.Name, Result: tools.Result(res)})
 	if res.Location != nil {
 		e.tool.DiffPath, e.tool.DiffLine = res.Location.Path, res.Location.Line
@@ -157,7 +157,7 @@ func firstLineOf(s string) string {
 // Registry.OfferedIn) for the turn's next request, and records them as
 // the ones its reply may call.
 func (t *Thread) offerTools(tr *turn) []provider.ToolSpec {
-	specs := t.planFilter(t.deps.Tools.OfferedIn(t.deps.Env))
+	specs := t.searchFilter(t.planFilter(t.deps.Tools.OfferedIn(t.deps.Env))) // websearch.go
 	tr.offered = tools.OfferedSet(specs)
 	out := make([]provider.ToolSpec, len(specs))
 	for i, s := range specs {

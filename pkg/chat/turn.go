@@ -63,6 +63,9 @@ type turn struct {
 	// What the turn's requests used, and how many reported it.
 	usage    view.Usage
 	requests int
+	// paused counts the replies the API paused and this turn continued
+	// (websearch.go).
+	paused int
 }
 
 func (t *Thread) onSend(m msgSend) {
@@ -157,10 +160,13 @@ func (t *Thread) sendRequest() {
 	req := provider.Request{
 		Model:     t.profile.Model,
 		System:    t.deps.SystemPrompt,
-		Messages:  append([]provider.Message(nil), t.messages...),
+		Messages:  t.requestMessages(), // images.go
 		Tools:     t.offerTools(tr),
 		MaxTokens: t.profile.MaxTokens,
 		Reasoning: reasoningFor(t.profile),
+		// The provider's own web search, when it stands in for
+		// web_search (websearch.go).
+		ServerSearch: t.serverSearch(),
 	}
 	t.workers.Add(1)
 	go func() {
@@ -198,8 +204,10 @@ func (t *Thread) onStreamEvent(ev provider.Event) {
 			tr.texts[ev.Index] = e
 		}
 		t.appendText(e, ev.Text)
+		t.emit(ReplyDelta{Text: ev.Text})
 	case provider.ThinkingDelta:
 		t.onThinkingDelta(ev)
+		t.emit(ReplyDelta{Text: ev.Text, Thinking: true})
 	case provider.ToolUseStart:
 		tr.phase, tr.retry = phaseStreaming, ""
 		t.dropRetryNote()
@@ -240,15 +248,21 @@ func (t *Thread) onStreamDone(resp *provider.Response, err error) {
 		streamed := tr.anyText || len(tr.tools) > 0
 		t.keepPartialText()
 		tr.failure = describeError(err, t.profile.Name, tr.attempts, streamed)
-		t.notice(view.NoticeError, tr.failure)
+		if !t.noteImageRejection(err) { // images.go
+			t.notice(view.NoticeError, tr.failure)
+		}
 		t.endTurn(false)
 		return
 	}
 	t.appendMessage(resp.Message)
+	t.drawServerSearches(resp.Message) // websearch.go
 	t.agents.tokens += resp.Usage.InputTokens + resp.Usage.OutputTokens
 	t.countUsage(resp.Usage)
 	t.noteInput(resp.Usage)
 	uses := toolUses(resp.Message)
+	if len(uses) == 0 && t.continuePaused(resp) {
+		return
+	}
 	if len(uses) == 0 {
 		if resp.StopReason == provider.StopMaxTokens {
 			t.notice(view.NoticeWarning, "the reply was cut off at the token limit (maxTokens in the profile)")

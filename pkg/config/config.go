@@ -42,7 +42,13 @@ type Profile struct {
 	ContextWindow  int     `json:"contextWindow,omitempty"`
 	CompactAt      float64 `json:"compactAt,omitempty"`
 	CompactProfile string  `json:"compactProfile,omitempty"`
+	// Images false says the model takes no images: they are left out
+	// of its requests, with a note (pkg/chat/images.go). Nil: it does.
+	Images *bool `json:"images,omitempty"`
 }
+
+// AcceptsImages reports whether the profile's model takes images.
+func (p Profile) AcceptsImages() bool { return p.Images == nil || *p.Images }
 
 // Pricing is what a profile's model costs, in USD per million tokens.
 // A cache price left out costs as much as an uncached input token, so the
@@ -177,6 +183,8 @@ type Options struct {
 	// LSP configures the check of edits against the language servers
 	// (lsp.go).
 	LSP LSP `json:"lsp,omitempty"`
+	// Search configures web_search's back ends (search.go).
+	Search Search `json:"search,omitempty"`
 	// SystemPrompt is appended to magenta's own system prompt.
 	SystemPrompt string `json:"systemPrompt,omitempty"`
 	LogLevel     string `json:"logLevel,omitempty"`
@@ -304,6 +312,9 @@ func (o Options) Validate() error {
 		return err
 	}
 	if err := o.LSP.validate(); err != nil {
+		return err
+	}
+	if err := o.Search.validate(); err != nil {
 		return err
 	}
 	return o.validateSubagents()

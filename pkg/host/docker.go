@@ -14,6 +14,7 @@ import (
 	"github.com/magenta-nvim/magenta/pkg/capabilities/toolfiles"
 	"github.com/magenta-nvim/magenta/pkg/chat"
 	"github.com/magenta-nvim/magenta/pkg/config"
+	"github.com/magenta-nvim/magenta/pkg/localenv"
 )
 
 // dockerSetupTimeout bounds making a Docker environment (a few docker
@@ -36,6 +37,7 @@ func (h *Host) dockerEnvironment(ctx context.Context, opts config.Options, cfg d
 		return nil, err
 	}
 	env.Fetcher = guard.NewFetcher(httpfetch.New(httpfetch.Options{}), h.broker, h.remembered, httpfetch.IsPrivate)
+	env.WebSearcher = localenv.WebSearcher(opts, h.broker, h.remembered, h.warnOnce)
 	if sh, ok := env.Shell.(*docker.Shell); ok {
 		env.Artifacts = toolfiles.Store{Root: sh.LogRoot()}
 	}

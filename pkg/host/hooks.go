@@ -31,7 +31,7 @@ func (h *Host) startHooks(opts config.Options, env *capabilities.Environment, da
 	}
 	// Workspace hooks run as the agent's commands do: the same sandbox
 	// policy (a policy value; detection is the probe's).
-	confiner := localshell.BwrapConfiner{Status: h.sandbox.confinerStatus, Policy: sandboxPolicy(opts.Sandbox, env.Cwd)}
+	confiner := localshell.BwrapConfiner{Status: h.sandbox.ConfinerStatus, Policy: sandboxPolicy(opts.Sandbox, env.Cwd)}
 	var gate *hooks.Gate
 	if opts.ReadHooksProjectFile() {
 		workspace := env.Cwd

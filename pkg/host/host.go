@@ -28,6 +28,7 @@ import (
 	"github.com/magenta-nvim/magenta/pkg/mcp/project"
 	"github.com/magenta-nvim/magenta/pkg/prompts"
 	"github.com/magenta-nvim/magenta/pkg/rewind"
+	"github.com/magenta-nvim/magenta/pkg/sandbox/zygote"
 	"github.com/magenta-nvim/magenta/pkg/tools"
 )
 
@@ -77,6 +78,9 @@ type Host struct {
 	// the local environment's file check, refusing what would ask (set
 	// at attach with the environment).
 	contextFiles capabilities.FileIO
+	// images are @image mentions read for a message being sent, and the
+	// files :Magenta paste-image wrote (images.go).
+	images heldImages
 	// checkRead is the local environment's read check alone (no file
 	// read), for the paths @diag and @qf lines name (set at attach).
 	checkRead func(ctx context.Context, path string) error
@@ -97,6 +101,9 @@ type Host struct {
 	// sandbox is the bubblewrap detection of the local environment (set
 	// at attach; read by :checkhealth's "sandbox" request).
 	sandbox *sandboxProbe
+	// parent is the sandbox's confinement parent (set at attach; nil
+	// with the sandbox off), closed with the host.
+	parent *zygote.Parent
 
 	// mcp runs the MCP servers of the options (set at attach; nil when
 	// none is configured).
@@ -218,6 +225,12 @@ func (h *Host) close() {
 	}
 	h.closeHooks()
 	h.closeMCP()
+	h.mu.Lock()
+	parent := h.parent
+	h.mu.Unlock()
+	if parent != nil {
+		parent.Close() // after the threads: nothing confined runs any more
+	}
 	h.cancel()
 	h.terms.Wait()
 	h.renderer.Close()
@@ -474,7 +487,7 @@ func (h *Host) onRequest(args []any) (result any, err error) {
 // sandboxStatus answers the "sandbox" request for :checkhealth.
 func (h *Host) sandboxStatus() map[string]any {
 	h.mu.Lock()
-	probe := h.sandbox
+	probe, parent := h.sandbox, h.parent
 	h.mu.Unlock()
 	if probe == nil {
 		return map[string]any{"state": "not started"}
@@ -483,7 +496,11 @@ func (h *Host) sandboxStatus() map[string]any {
 	if !done {
 		return map[string]any{"state": "detecting"}
 	}
-	return map[string]any{"state": "done", "available": st.Available, "reason": st.Reason, "version": st.Version, "path": st.Path, "banner": probe.Banner()}
+	info := map[string]any{"state": "done", "available": st.Available, "reason": st.Reason, "version": st.Version, "path": st.Path, "banner": probe.Banner()}
+	if parent != nil {
+		info["parent_ready"], info["parent_why"] = parent.Status()
+	}
+	return info
 }
 
 // containers lists the running containers (completion of :Magenta

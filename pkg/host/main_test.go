@@ -7,11 +7,16 @@ import (
 	"testing"
 
 	"github.com/magenta-nvim/magenta/pkg/mcp/mcptest"
+	"github.com/magenta-nvim/magenta/pkg/sandbox/zygote"
 )
 
 func TestMain(m *testing.M) {
 	// The MCP tests run this binary as their stdio MCP server.
 	mcptest.ServeIfAsked()
+	// The host under test runs in this binary: the sandbox's
+	// confinement parent and its inits are this binary too, as they are
+	// the host's when magenta-supervisor is missing.
+	zygote.MainIfZygote()
 	// The host logs to slog's default; keep test output readable.
 	slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	os.Exit(m.Run())

@@ -4,9 +4,15 @@ import "github.com/magenta-nvim/magenta/pkg/chat"
 
 // attachments are the "attachments" of a send event: what the message's
 // @-mentions expanded to in Lua (lua/magenta/mentions.lua), a list of
-// {label, text}. Entries of another shape are skipped: the message
-// itself still goes.
-type attachments []chat.Attachment
+// {label, text}, with image = id for an image the "image" request read
+// (images.go). Entries of another shape are skipped: the message itself
+// still goes.
+type attachments []attachment
+
+type attachment struct {
+	chat.Attachment
+	imageID int
+}
 
 func (a *attachments) decodePayload(v any) error {
 	list, ok := v.([]any)
@@ -23,7 +29,8 @@ func (a *attachments) decodePayload(v any) error {
 		if label == "" || text == "" {
 			continue
 		}
-		*a = append(*a, chat.Attachment{Label: label, Text: text})
+		id, _ := payloadInt(m["image"])
+		*a = append(*a, attachment{Attachment: chat.Attachment{Label: label, Text: text}, imageID: id})
 	}
 	return nil
 }

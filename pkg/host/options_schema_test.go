@@ -77,7 +77,7 @@ const optionSample = `{
       apiKeyEnvVar = "MY_KEY", maxTokens = 4096, idleTimeout = 90,
       pricing = { input = 3, output = 15, cacheRead = 0.3, cacheWrite = 3.75 },
       thinking = { budgetTokens = 2048 }, contextWindow = 100000, compactAt = 0.7, compactProfile = "o" },
-    { name = "o", provider = "openai", model = "o3", reasoningEffort = "low" },
+    { name = "o", provider = "openai", model = "o3", reasoningEffort = "low", images = false },
   },
   sidebar = { position = "left", width = 0.3, height = 20, inputHeight = 6 },
   keymaps = {
@@ -109,6 +109,7 @@ const optionSample = `{
   environment = { type = "docker", container = "dev", cwd = "/work" },
   threads = { persist = false, maxAge = 30 },
   lsp = { verifyEdits = false, verifyTimeout = 1.5 },
+  search = { searxng = { url = "http://127.0.0.1:8888" }, anthropic = true },
   checkpoints = { enabled = false, exclude = { "data/" } },
   sandbox = { enabled = true, network = "allow", allowWrite = { "/tmp/w" }, allowRead = { "~/src" }, env = { "GOPATH" },
               hide = { ".netrc" }, requireApproval = { "make deploy" } },

@@ -207,7 +207,7 @@ var events = map[string]eventSpec{
 		}
 	}),
 
-	"send":          appEvent(func(_ *Host, app *chat.App, p sendEvent) { app.SendAttached(p.Text, p.Attachments) }),
+	"send":          appEvent(func(h *Host, app *chat.App, p sendEvent) { h.send(app, p) }),
 	"abort":         appEvent(func(_ *Host, app *chat.App, _ noPayload) { app.Abort() }),
 	"compact":       appEvent(func(_ *Host, app *chat.App, _ noPayload) { app.Compact() }),
 	"new_thread":    appEvent((*Host).newThread),
@@ -263,6 +263,10 @@ var requests = map[string]requestSpec{
 	"approvals": request(func(h *Host, _ noPayload) (any, error) {
 		return map[string]any{"pending": len(h.broker.Pending(""))}, nil
 	}),
+
+	// @image mentions and :Magenta paste-image (images.go, paste.go).
+	"image":       request(func(h *Host, p imageReq) (any, error) { return h.imageRequest(p), nil }),
+	"paste_image": request(func(h *Host, p pasteImageReq) (any, error) { return h.pasteImage(p), nil }),
 }
 
 // names returns a table's names, sorted.

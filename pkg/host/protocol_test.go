@@ -126,8 +126,12 @@ func TestAttachmentsDecode(t *testing.T) {
 	var p sendEvent
 	require.NoError(t, decodePayload(map[string]any{"text": "hi", "attachments": []any{
 		"junk", map[string]any{"label": "a.go", "text": "package a"}, map[string]any{"label": "", "text": "x"},
+		map[string]any{"label": "image: a.png", "text": "The user attached", "image": int64(3)},
 	}}, &p))
-	assert.Equal(t, attachments{{Label: "a.go", Text: "package a"}}, p.Attachments)
+	assert.Equal(t, attachments{
+		{Attachment: chat.Attachment{Label: "a.go", Text: "package a"}},
+		{Attachment: chat.Attachment{Label: "image: a.png", Text: "The user attached"}, imageID: 3},
+	}, p.Attachments)
 	assert.ErrorContains(t, decodePayload(map[string]any{"attachments": "x"}, &p), `field "attachments": want a list`)
 }
 

@@ -53,7 +53,7 @@ func call(t testing.TB, tl tools.Tool, input string) tools.Result {
 	return tl.Run(context.Background(), tools.Call{ID: "c1", ThreadID: "t1", Input: json.RawMessage(input)})
 }
 
-const toolCount = 10 // mcptest's tools but bad_schema and bad.name
+const toolCount = 11 // mcptest's tools but bad_schema and bad.name
 
 func TestStdioServerTools(t *testing.T) {
 	m := NewManager(Options{Servers: []ServerConfig{stdioServer(t, "srv")}})
@@ -82,6 +82,11 @@ func TestStdioServerTools(t *testing.T) {
 	r := call(t, ts["mcp__srv__image"], `{}`)
 	if r.IsError || len(r.Images) != 1 || string(r.Images[0].Data) != string(mcptest.PNG) || !strings.Contains(r.Text, "file:///tmp/x.txt") {
 		t.Fatalf("image: %+v", r)
+	}
+	// A corrupt image is not passed on (it would fail the whole request):
+	// the model is told what came instead.
+	if r := call(t, ts["mcp__srv__broken_image"], `{}`); r.IsError || len(r.Images) != 0 || !strings.Contains(r.Text, "was not passed on: corrupt or truncated image: PNG") {
+		t.Fatalf("broken_image: %+v", r)
 	}
 	if r := call(t, ts["mcp__srv__structured"], `{}`); r.IsError || !strings.Contains(r.Text, `"answer":42`) {
 		t.Fatalf("structured: %+v", r)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/magenta-nvim/magenta/pkg/imagefile"
 	"github.com/magenta-nvim/magenta/pkg/tools"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -20,7 +21,15 @@ func (t *tool) result(call tools.Call, res *sdk.CallToolResult) tools.Result {
 		case *sdk.TextContent:
 			line(&b, c.Text)
 		case *sdk.ImageContent:
-			out.Images = append(out.Images, tools.Image{MediaType: c.MIMEType, Data: c.Data})
+			// Checked and scaled like any image (format by content, the
+			// providers' bounds): one the model could not take would fail
+			// the whole request.
+			img, err := imagefile.Prepare(c.Data)
+			if err != nil {
+				line(&b, fmt.Sprintf("(an image the server returned (%s, %d bytes) was not passed on: %v)", c.MIMEType, len(c.Data), err))
+				continue
+			}
+			out.Images = append(out.Images, tools.Image{MediaType: img.MediaType, Data: img.Data})
 		case *sdk.ResourceLink:
 			line(&b, fmt.Sprintf("resource: %s (%s) %s", c.URI, c.Name, c.Description))
 		case *sdk.EmbeddedResource:

@@ -86,6 +86,16 @@ func Start(t testing.TB, bin string, extraEnv ...string) *Nvim {
 		}
 		env = append(env, "XDG_"+x+"_HOME="+p)
 	}
+	// The directory is also the workspace: Go's build cache would
+	// otherwise go under its private XDG_CACHE_HOME, and every
+	// checkpoint of the workspace would hash the thousands of files a
+	// language server writes there. The test process's own cache is
+	// used (outside the workspace; gopls starts faster too).
+	if os.Getenv("GOCACHE") == "" && !slices.ContainsFunc(extraEnv, func(e string) bool { return strings.HasPrefix(e, "GOCACHE=") }) {
+		if ucd, err := os.UserCacheDir(); err == nil {
+			env = append(env, "GOCACHE="+filepath.Join(ucd, "go-build"))
+		}
+	}
 	v, err := nvim.NewChildProcess(
 		nvim.ChildProcessCommand(bin),
 		nvim.ChildProcessArgs("--embed", "--headless", "--clean", "-n", "-i", "NONE",

@@ -58,6 +58,14 @@ type Block struct {
 	Thinking     string `json:"thinking,omitempty"`
 	Signature    string `json:"signature,omitempty"`
 	RedactedData string `json:"redacted_data,omitempty"`
+
+	// Raw is a block in the provider's own form, sent back as is by the
+	// adapter that made it (server-side tool blocks, a text block with
+	// citations: websearch.go); other adapters use the fields above.
+	Raw json.RawMessage `json:"raw,omitempty"`
+	// Sources are what a server-side search found
+	// (BlockServerToolResult) or a text block cites, for the chat.
+	Sources []Source `json:"sources,omitempty"`
 }
 
 // TextBlock returns a text block.
@@ -97,6 +105,9 @@ type Request struct {
 	MaxTokens int
 	// Reasoning asks for extended thinking (see Reasoning); zero: none.
 	Reasoning Reasoning
+	// ServerSearch, when set, offers the provider's own web search
+	// (websearch.go) beside Tools.
+	ServerSearch *ServerSearch `json:",omitempty"`
 }
 
 // StopReason says why the model stopped.

@@ -9,10 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"strings"
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
+	"github.com/magenta-nvim/magenta/pkg/imagefile"
 )
 
 // What get_file returns per call.
@@ -20,12 +20,9 @@ const (
 	GetFileMaxLines  = 1000
 	GetFileMaxBytes  = 100 << 10
 	GetFileLineChars = 2000
-	GetFileImageMax  = 5 << 20
 	// binarySniff is how much of a file decides whether it is text.
 	binarySniff = 8 << 10
 )
-
-var imageTypes = []string{"image/png", "image/jpeg", "image/gif", "image/webp"}
 
 //go:embed get_file.md
 var getFileDescription string
@@ -43,7 +40,9 @@ type getFileTool struct{ Tool }
 func GetFile() Tool {
 	data := map[string]any{
 		"MaxLines": GetFileMaxLines, "MaxKB": GetFileMaxBytes >> 10, "LineChars": GetFileLineChars,
-		"ImageMB": GetFileImageMax >> 20, "ImageTypes": "PNG, JPEG, GIF, WebP",
+		"ImageTypes": imagefile.Supported, "ImageSide": imagefile.Bounds.MaxSide,
+		"ImageMB": fmt.Sprintf("%.3g", float64(imagefile.Bounds.MaxBytes)/(1<<20)), "ScaledSide": imagefile.ScaledSide,
+		"ImageFileMB": imagefile.MaxFileBytes >> 20,
 	}
 	return &getFileTool{Tool: MustTyped("get_file", getFileDescription, data, runGetFile)}
 }
@@ -78,8 +77,10 @@ func runGetFile(ctx context.Context, call Call, p GetFileParams) Result {
 	defer r.Close()
 	br := bufio.NewReaderSize(r, 64<<10)
 	head, _ := br.Peek(binarySniff)
-	if kind := http.DetectContentType(head); isImage(kind) {
-		return readImage(br, path, kind)
+	if _, other, ok := imagefile.Sniff(head); ok {
+		return readImage(br, path)
+	} else if other != "" && other != "SVG" { // SVG is text, and read as text
+		return Errorf(fmt.Sprintf("%s is a %s image; models take %s only. Convert it (for example with ImageMagick: convert in out.png) and read that", path, other, imagefile.Supported))
 	}
 	if bytes.IndexByte(head, 0) >= 0 {
 		return Errorf(fmt.Sprintf("%s is a binary file; get_file shows text only", path))
@@ -87,24 +88,27 @@ func runGetFile(ctx context.Context, call Call, p GetFileParams) Result {
 	return readLines(br, path, max(p.StartLine, 1), p.NumLines)
 }
 
-func isImage(kind string) bool {
-	for _, t := range imageTypes {
-		if kind == t {
-			return true
-		}
-	}
-	return false
-}
-
-func readImage(r io.Reader, path, kind string) Result {
-	data, err := io.ReadAll(io.LimitReader(r, GetFileImageMax+1))
+// readImage reads an image (the format told by its content) and returns
+// it as an image for the model, scaled down when over the providers'
+// bounds (imagefile.Prepare); a corrupt, truncated or oversized file
+// gets a result saying which.
+func readImage(r io.Reader, path string) Result {
+	data, err := io.ReadAll(io.LimitReader(r, imagefile.MaxFileBytes+1))
 	if err != nil {
 		return Errorf(fmt.Sprintf("read %s: %v", path, err))
 	}
-	if len(data) > GetFileImageMax {
-		return Errorf(fmt.Sprintf("%s is an image larger than %d MB", path, GetFileImageMax>>20))
+	if len(data) > imagefile.MaxFileBytes {
+		return Errorf(fmt.Sprintf("%s is an image over %d MB; scale it down first (for example with ImageMagick: convert in -resize %dx%d out.png)", path, imagefile.MaxFileBytes>>20, imagefile.ScaledSide, imagefile.ScaledSide))
 	}
-	return Result{Text: fmt.Sprintf("%s (%s, %d bytes)", path, kind, len(data)), Images: []Image{{MediaType: kind, Data: data}}, Summary: kind}
+	img, err := imagefile.Prepare(data)
+	if err != nil {
+		return Errorf(fmt.Sprintf("%s was not read: %v", path, err))
+	}
+	return Result{
+		Text:    fmt.Sprintf("%s: an image, %s. It follows.", path, img),
+		Images:  []Image{{MediaType: img.MediaType, Data: img.Data}},
+		Summary: "image",
+	}
 }
 
 // readLines streams from line start, numbering lines, until the line or

@@ -96,7 +96,7 @@ func TestGetFileDescriptionUsesTheConstants(t *testing.T) {
 	tool, ok := Builtin(Config{}).Tool("get_file")
 	require.True(t, ok)
 	d := tool.Spec().Description
-	for _, want := range []string{"at most 1000 lines", "about 100 KB", "longer than 2000 characters", "up to 5 MB"} {
+	for _, want := range []string{"at most 1000 lines", "about 100 KB", "longer than 2000 characters", "over 2000 pixels a side or 3.75 MB is scaled down to 1568 pixels", "over 50 MB is refused"} {
 		assert.Contains(t, d, want)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
 	"log/slog"
+	"reflect"
 	"runtime/debug"
 	"sort"
 	"time"
@@ -65,12 +66,38 @@ func NewRegistry(ts ...Tool) (*Registry, error) {
 // (MustTyped's build their schema on first use).
 type named interface{ Name() string }
 
-// toolName is t's name, without building its spec when it can.
+// toolName is t's name, without building its spec when it can: a
+// wrapper that embeds a tool (grepTool{Tool: …}, adding Describe and
+// the like) hides the embedded tool's Name, so it is looked through.
 func toolName(t Tool) string {
 	if n, ok := t.(named); ok {
 		return n.Name()
 	}
+	if inner, ok := embeddedTool(t); ok {
+		return toolName(inner)
+	}
 	return t.Spec().Name
+}
+
+// embeddedTool returns the Tool that t, a struct or a pointer to one,
+// embeds.
+func embeddedTool(t Tool) (Tool, bool) {
+	v := reflect.ValueOf(t)
+	if v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return nil, false
+		}
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Struct {
+		return nil, false
+	}
+	sf, ok := v.Type().FieldByName("Tool")
+	if !ok || !sf.Anonymous || len(sf.Index) != 1 {
+		return nil, false
+	}
+	inner, ok := v.Field(sf.Index[0]).Interface().(Tool)
+	return inner, ok && inner != nil
 }
 
 // Warm builds the specs of the registry's own tools (not its
@@ -103,7 +130,7 @@ func Builtin(cfg Config) *Registry {
 		cfg.MaxShellTimeout = DefaultMaxShellTimeout
 	}
 	codeActions, applyCodeAction := CodeActionTools()
-	r, err := NewRegistry(ThreadTitle(), BashCommandWith(cfg.MaxShellTimeout, cfg.ShellInteractive), Grep(), WebFetch(), GetFile(), EditFile(), WriteFile(),
+	r, err := NewRegistry(ThreadTitle(), BashCommandWith(cfg.MaxShellTimeout, cfg.ShellInteractive), Grep(), WebFetch(), WebSearch(), GetFile(), EditFile(), WriteFile(),
 		Hover(), FindReferences(), Diagnostics(),
 		Definition(), DocumentSymbols(), WorkspaceSymbols(), RenameSymbol(), FormatFile(), codeActions, applyCodeAction, Skill(), TodoWrite(), ExitPlanMode())
 	if err != nil {
@@ -135,6 +162,7 @@ var builtinNeeds = map[string][]capabilities.Capability{
 	"bash_command":    {capabilities.CapShell},
 	"grep":            {capabilities.CapSearch},
 	"web_fetch":       {capabilities.CapWeb},
+	WebSearchName:     {capabilities.CapWebSearch},
 	"get_file":        {capabilities.CapFileIO},
 	"edit_file":       {capabilities.CapFileIO},
 	"write_file":      {capabilities.CapFileIO},

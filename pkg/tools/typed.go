@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -81,8 +82,13 @@ type typedTool[P any] struct {
 // Name is the tool's name, known without building its spec.
 func (t *typedTool[P]) Name() string { return t.name }
 
+// schemaBuilds counts built schemas (tests: making the registry builds
+// none).
+var schemaBuilds atomic.Int64
+
 // build infers the schema from P and fills the description (once).
 func (t *typedTool[P]) build() {
+	schemaBuilds.Add(1)
 	schema, err := jsonschema.For[P](nil)
 	if err != nil {
 		t.err = fmt.Errorf("tool %s: schema: %w", t.name, err)

@@ -9,13 +9,16 @@ import (
 
 // askUser waits for the user's answer to req. A NO, or a thread aborted
 // while it waited, is a *capabilities.DeniedError; declined says what NO
-// means for this kind of request. Remembering an ALWAYS is the caller's
-// business: what is remembered, and for whom, differs by kind.
+// means for this kind of request, unless the broker's policy said why
+// (a headless run that cannot ask). Remembering an ALWAYS is the
+// caller's business: what is remembered, and for whom, differs by kind.
 func askUser(ctx context.Context, b *approval.Broker, req approval.Request, declined string) (approval.Decision, error) {
-	d, err := b.Ask(ctx, req)
+	d, why, err := b.AskWhy(ctx, req)
 	switch {
 	case err != nil:
 		return d, &capabilities.DeniedError{What: req.Subject, Reason: "the thread was aborted while it waited for approval"}
+	case d == approval.Deny && why != "":
+		return d, &capabilities.DeniedError{What: req.Subject, Reason: why}
 	case d == approval.Deny:
 		return d, &capabilities.DeniedError{What: req.Subject, Reason: declined}
 	}

@@ -4,8 +4,11 @@
 package mcptest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"image"
+	"image/png"
 	"os"
 	"os/exec"
 	"strings"
@@ -19,8 +22,21 @@ const envVar = "MAGENTA_MCPTEST_SERVE"
 // BigChars is the length of the text the "big" tool returns.
 const BigChars = 50000
 
-// PNG is the image the "image" tool returns.
-var PNG = []byte("\x89PNG\r\n\x1a\nfake")
+// PNG is the image the "image" tool returns: a real 3×2 PNG, since the
+// client checks what it passes on (pkg/imagefile).
+var PNG = tinyPNG()
+
+// CorruptPNG is what the "broken_image" tool returns: PNG's magic bytes
+// and nothing of an image.
+var CorruptPNG = []byte("\x89PNG\r\n\x1a\nfake")
+
+func tinyPNG() []byte {
+	var b bytes.Buffer
+	if err := png.Encode(&b, image.NewNRGBA(image.Rect(0, 0, 3, 2))); err != nil {
+		panic(err) // encoding a fixed in-memory image cannot fail
+	}
+	return b.Bytes()
+}
 
 // Env is the environment entry that makes a test binary serve.
 func Env() string { return envVar + "=stdio" }
@@ -60,6 +76,9 @@ func NewServer() *sdk.Server {
 			&sdk.ImageContent{Data: PNG, MIMEType: "image/png"},
 			&sdk.ResourceLink{URI: "file:///tmp/x.txt", Name: "x.txt"},
 		}}, nil, nil
+	})
+	sdk.AddTool(s, &sdk.Tool{Name: "broken_image", Description: "Returns a corrupt image."}, func(context.Context, *sdk.CallToolRequest, none) (*sdk.CallToolResult, any, error) {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.ImageContent{Data: CorruptPNG, MIMEType: "image/png"}}}, nil, nil
 	})
 	sdk.AddTool(s, &sdk.Tool{Name: "big", Description: "Returns a long text."}, func(context.Context, *sdk.CallToolRequest, none) (*sdk.CallToolResult, any, error) {
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.Repeat("x", BigChars-3) + "END"}}}, nil, nil

@@ -12,8 +12,9 @@ import (
 // message and decides which content blocks become part of the provider
 // message, and at which position.
 //
-// Thinking, redacted thinking, text and tool_use blocks are kept; others
-// (server tools) are not. A tool_use, thinking or redacted_thinking block
+// Thinking, redacted thinking, text, tool_use and the web search's
+// server_tool_use and web_search_tool_result blocks are kept; other
+// server tools' are not. A tool_use, thinking or redacted_thinking block
 // takes the next position when it starts; a text block only when its
 // first non-empty text arrives, so that empty text blocks (which the API
 // would reject when the message is sent back) are dropped without leaving
@@ -30,10 +31,12 @@ type streamState struct {
 	toolArgs map[int64]*strings.Builder
 	started  bool // message_start seen
 	stopped  bool // message_stop seen
+
+	server map[int64]bool // server_tool_use blocks (websearch.go)
 }
 
 func newStreamState() *streamState {
-	return &streamState{pos: map[int64]int{}, pending: map[int64]bool{}, toolArgs: map[int64]*strings.Builder{}}
+	return &streamState{pos: map[int64]int{}, pending: map[int64]bool{}, toolArgs: map[int64]*strings.Builder{}, server: map[int64]bool{}}
 }
 
 // handle folds one event into the state and emits what it reveals.
@@ -64,6 +67,14 @@ func (s *streamState) handle(ev sdk.MessageStreamEventUnion, emit func(provider.
 			}
 		case "redacted_thinking":
 			s.place(ev.Index)
+		case "server_tool_use":
+			// Kept (its input streams like a tool call's), but not
+			// announced: the chat runs nothing for it.
+			s.place(ev.Index)
+			s.toolArgs[ev.Index] = &strings.Builder{}
+			s.server[ev.Index] = true
+		case "web_search_tool_result":
+			s.place(ev.Index)
 		}
 	case "content_block_delta":
 		switch ev.Delta.Type {
@@ -78,7 +89,9 @@ func (s *streamState) handle(ev sdk.MessageStreamEventUnion, emit func(provider.
 				if b := s.toolArgs[ev.Index]; b != nil {
 					b.WriteString(ev.Delta.PartialJSON)
 				}
-				emit(provider.ToolUseDelta{Index: p, PartialJSON: ev.Delta.PartialJSON})
+				if !s.server[ev.Index] {
+					emit(provider.ToolUseDelta{Index: p, PartialJSON: ev.Delta.PartialJSON})
+				}
 			}
 		}
 	case "message_stop":
@@ -116,7 +129,7 @@ func (s *streamState) response() *provider.Response {
 		cb := s.msg.Content[w]
 		switch cb.Type {
 		case "text":
-			blocks = append(blocks, provider.TextBlock(cb.Text))
+			blocks = append(blocks, citedText(cb)) // websearch.go
 		case "tool_use":
 			blocks = append(blocks, provider.Block{
 				Kind:      provider.BlockToolUse,
@@ -130,6 +143,10 @@ func (s *streamState) response() *provider.Response {
 			blocks = append(blocks, provider.Block{Kind: provider.BlockThinking, Thinking: cb.Thinking, Signature: cb.Signature})
 		case "redacted_thinking":
 			blocks = append(blocks, provider.Block{Kind: provider.BlockRedactedThinking, RedactedData: cb.Data})
+		default:
+			if b, ok := serverBlock(cb, s.toolInput(w, cb)); ok {
+				blocks = append(blocks, b)
+			}
 		}
 	}
 	u := s.msg.Usage

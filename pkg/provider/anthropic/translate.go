@@ -45,6 +45,9 @@ func buildParams(req provider.Request) (sdk.MessageNewParams, error) {
 		}
 		p.Tools = append(p.Tools, tp)
 	}
+	if req.ServerSearch != nil {
+		p.Tools = append(p.Tools, serverSearchTool(req.ServerSearch)) // websearch.go
+	}
 	markCacheBreakpoints(&p)
 	return p, nil
 }
@@ -85,7 +88,13 @@ func blockParam(b provider.Block) (cb sdk.ContentBlockParamUnion, keep bool, err
 		if b.Text == "" {
 			return cb, false, nil
 		}
+		if cb, ok := citedTextParam(b); ok {
+			return cb, true, nil // websearch.go
+		}
 		return sdk.NewTextBlock(b.Text), true, nil
+	case provider.BlockServerToolUse, provider.BlockServerToolResult:
+		cb, keep := rawBlockParam(b.Raw)
+		return cb, keep, nil
 	case provider.BlockToolUse:
 		input, err := inputObject(b.Input)
 		if err != nil {

@@ -27,6 +27,10 @@ type AnthropicServer struct {
 type Reply struct {
 	Blocks     []ReplyBlock
 	StopReason string
+	// Status, when set, answers with that HTTP status and an error body
+	// of ErrorType and ErrorMessage instead of a stream.
+	Status                  int
+	ErrorType, ErrorMessage string
 }
 
 // ReplyBlock is one content block of a Reply. Type is "thinking"
@@ -37,6 +41,11 @@ type ReplyBlock struct {
 	Thinking, Signature, Data string
 	Text, ID, Name, Input     string
 	Chunks                    int
+	// Start and Deltas, for any other Type: the block content_block_start
+	// carries and each content_block_delta's delta, as JSON (a server-side
+	// tool's blocks, text with citations).
+	Start  string
+	Deltas []string
 }
 
 // NewAnthropicServer starts a server answering with replies in turn; a
@@ -64,6 +73,13 @@ func (s *AnthropicServer) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	if n >= len(s.replies) {
 		http.Error(w, `{"type":"error","error":{"type":"api_error","message":"no scripted reply"}}`, http.StatusInternalServerError)
+		return
+	}
+	if r := s.replies[n]; r.Status != 0 {
+		b, _ := json.Marshal(obj{"type": "error", "error": obj{"type": r.ErrorType, "message": r.ErrorMessage}})
+		w.Header().Set("content-type", "application/json")
+		w.WriteHeader(r.Status)
+		w.Write(b)
 		return
 	}
 	w.Header().Set("content-type", "text/event-stream")
@@ -107,6 +123,11 @@ func writeReply(w http.ResponseWriter, r Reply) {
 		case "tool_use":
 			start(obj{"type": "tool_use", "id": b.ID, "name": b.Name, "input": obj{}})
 			delta(i, obj{"type": "input_json_delta", "partial_json": b.Input})
+		default:
+			start(rawObj(b.Start))
+			for _, d := range b.Deltas {
+				delta(i, rawObj(d))
+			}
 		}
 		event("content_block_stop", obj{"type": "content_block_stop", "index": i})
 	}
@@ -129,4 +150,14 @@ func split(s string, n int) []string {
 		r = r[size:]
 	}
 	return append(out, string(r))
+}
+
+// rawObj decodes a scripted JSON object; a script that is not one is a
+// bug in the test.
+func rawObj(s string) obj {
+	var o obj
+	if err := json.Unmarshal([]byte(s), &o); err != nil {
+		panic(fmt.Sprintf("providertest: %q is not a JSON object: %v", s, err))
+	}
+	return o
 }

@@ -12,7 +12,7 @@ import (
 
 // Protocol is the version of the messages below. A change that an older
 // peer would misread must bump it.
-const Protocol = 1
+const Protocol = 2
 
 // call is a message from the host: a stream to start (Spec and Request
 // set) or one to cancel.
