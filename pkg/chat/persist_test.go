@@ -264,6 +264,17 @@ func TestThreadWrittenElsewhereOpensReadOnly(t *testing.T) {
 	h.fake.Next(t).Reply("answer")
 	h.screen.waitForText(t, "ready")
 	id := h.app.ActiveThreadID()
+	// The reply is on disk before the second app opens the thread (the
+	// frame saying ready can come before the thread's goroutine wrote it).
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		saved, err := store.Load(id)
+		if err == nil && len(saved.Messages) == 2 {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "the reply was not saved: %v", err)
+		time.Sleep(5 * time.Millisecond) // polling the store, with a deadline
+	}
 
 	// A second app in the same workspace (another Neovim): it lists the
 	// thread, and opens it read-only while the first one has it.
