@@ -141,6 +141,13 @@ func TestBinaryEndToEnd(t *testing.T) {
 		}
 		n.LuaResult(&info, `return (require('magenta.host').request("version"))`)
 		pid := info.Pid
+		// The host was started directly (not through remote#host); the
+		// remote functions are bound to it right after.
+		var viaFunction struct {
+			Pid int `msgpack:"pid"`
+		}
+		n.LuaResult(&viaFunction, `return vim.fn.MagentaRequest("version", vim.empty_dict())`)
+		assert.Equal(t, pid, viaFunction.Pid, "MagentaRequest reaches the running host")
 		require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
 		n.WaitFor("the host-exit message", func() bool {
 			return strings.Contains(n.Messages(), "magenta: the host exited")

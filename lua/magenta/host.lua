@@ -1,6 +1,8 @@
--- The host process: registered with Neovim's remote-plugin machinery
--- (remote#host#Register + the manifest in rplugin/magenta.vim), started
--- lazily on the first request, and replaced by a fresh one after it dies.
+-- The host process: started by the first request (jobstart, directly),
+-- then registered with Neovim's remote-plugin machinery
+-- (remote#host#Register + the manifest in rplugin/magenta.vim) so the
+-- MagentaEvent/MagentaRequest functions reach it; replaced by a fresh one
+-- after it dies (then through remote#host's factory, M.start).
 local config = require("magenta.config")
 
 local protocol = require("magenta.protocol")
@@ -130,17 +132,47 @@ function M.use_channel(chan)
   register(chan)
 end
 
---- The host's channel, starting the host when needed; nil when it
---- cannot start.
-function M.channel()
-  if not state.registered then
-    register(0)
+-- The channel to talk to: the fixed one, the job we started, or one
+-- remote#host started (a MagentaEvent() call made before any request
+-- starts the host through the factory). When none runs, the job is
+-- started here directly: going through remote#host#Require first
+-- would source the manifest and Neovim's remote#host scripts on the
+-- first toggle's path (~0.6 ms), before the host process can start.
+-- The remote functions are bound to the job right after.
+local function current_channel()
+  if state.fixed then
+    return state.fixed
   end
-  local ok, chan = pcall(vim.fn["remote#host#Require"], M.HOST)
-  if not ok or chan == 0 then
+  if state.job then
+    return state.job
+  end
+  if state.registered then
+    local ok, chan = pcall(vim.fn["remote#host#Require"], M.HOST)
+    if ok and chan ~= 0 then
+      return chan
+    end
     if ok then
       reset()
     end
+    return nil
+  end
+  local job = M.start()
+  if job <= 0 then
+    return nil
+  end
+  vim.schedule(function()
+    if state.job == job and not state.registered then
+      register(job)
+    end
+  end)
+  return job
+end
+
+--- The host's channel, starting the host when needed; nil when it
+--- cannot start.
+function M.channel()
+  local chan = current_channel()
+  if not chan then
     return nil
   end
   if state.attached ~= chan then

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // outsideReasons are programs that ask even confined, and why: the sandbox
@@ -69,7 +70,10 @@ var wrappers = map[string]wrapper{
 	"xargs":   {short: "adEILnPs", long: " --arg-file --delimiter --max-lines --max-args --max-procs --max-chars --process-slot-var ", moreArgs: true},
 }
 
-var assignmentRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+// Regular expressions are compiled on first use (sync.OnceValue), not
+// at package init: every host start, and so the first toggle, would
+// pay for them.
+var assignmentRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`) })
 
 // unwrap returns the command a wrapper runs (a suffix of argv). ok is
 // false when base is no wrapper or runs nothing (`env` prints the
@@ -113,7 +117,7 @@ func unwrap(base string, argv []cword) (inner []cword, more bool, reason string,
 			}
 		}
 	}
-	for wr.assignments && i < len(argv) && argv[i].known && assignmentRe.MatchString(argv[i].s) {
+	for wr.assignments && i < len(argv) && argv[i].known && assignmentRe().MatchString(argv[i].s) {
 		i++
 	}
 	i += wr.skip

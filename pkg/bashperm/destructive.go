@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // The DefaultDestructive cases a pattern cannot express (see its doc):
@@ -184,12 +185,15 @@ var (
 		"php": {code: "rBRE", value: "cdzt", ends: "fFS",
 			noStdin: []string{"-v", "--version", "-h", "--help", "-i", "--info", "-m", "--modules", "--ini"}},
 	}
-	pythonName = regexp.MustCompile(`^python[0-9.]*$`)
+	// Regular expressions are compiled on first use (sync.OnceValue), not
+	// at package init: every host start, and so the first toggle, would
+	// pay for them.
+	pythonName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^python[0-9.]*$`) })
 )
 
 // interpreterFor returns the interpreter a program name runs.
 func interpreterFor(base string) (interpreter, bool) {
-	if pythonName.MatchString(base) {
+	if pythonName().MatchString(base) {
 		return pythonLike, true
 	}
 	if base == "nodejs" {

@@ -110,19 +110,19 @@ func compilePattern(i int, p string) (approvalPattern, error) {
 	if len(words) == 0 {
 		return approvalPattern{}, bad("is empty")
 	}
-	if !commandRe.MatchString(words[0]) {
+	if !commandRe().MatchString(words[0]) {
 		return approvalPattern{}, bad("must start with a bare program name")
 	}
 	ap := approvalPattern{text: strings.Join(words, " "), name: words[0]}
 	for _, w := range words[1:] {
 		switch {
-		case strings.HasPrefix(w, "--") && flagRe.MatchString(w):
+		case strings.HasPrefix(w, "--") && flagRe().MatchString(w):
 			ap.long = append(ap.long, w)
-		case strings.HasPrefix(w, "-") && flagRe.MatchString(w) && wholeWordOptions[ap.name]:
+		case strings.HasPrefix(w, "-") && flagRe().MatchString(w) && wholeWordOptions[ap.name]:
 			ap.words = append(ap.words, w)
-		case strings.HasPrefix(w, "-") && flagRe.MatchString(w):
+		case strings.HasPrefix(w, "-") && flagRe().MatchString(w):
 			ap.short += w[1:]
-		case subWordRe.MatchString(w) && !strings.HasPrefix(w, "-"):
+		case subWordRe().MatchString(w) && !strings.HasPrefix(w, "-"):
 			ap.ops = append(ap.ops, w)
 		default:
 			return approvalPattern{}, bad("%q is neither a flag nor a plain word", w)

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Rule is a user rule from setup() (Lua) or a JSON config file. A rule
@@ -96,9 +97,12 @@ var reservedCommands = map[string]bool{
 }
 
 var (
-	commandRe = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.+-]*$`)
-	flagRe    = regexp.MustCompile(`^--?[^-=\s][^=\s]*$`)
-	subWordRe = regexp.MustCompile(`^[^\s'"\\$` + "`" + `*?\[\]{}~;&|<>()]+$`)
+	// Regular expressions are compiled on first use (sync.OnceValue), not
+	// at package init: every host start, and so the first toggle, would
+	// pay for them.
+	commandRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.+-]*$`) })
+	flagRe    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^--?[^-=\s][^=\s]*$`) })
+	subWordRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[^\s'"\\$` + "`" + `*?\[\]{}~;&|<>()]+$`) })
 )
 
 // compiledRule is a Rule prepared for matching.
@@ -176,7 +180,7 @@ func compile(i int, r Rule) (*compiledRule, error) {
 	if r.Command == "" {
 		return nil, bad("command", "is empty")
 	}
-	if !commandRe.MatchString(r.Command) {
+	if !commandRe().MatchString(r.Command) {
 		return nil, bad("command", "must be a bare program name (no path, spaces or shell characters)")
 	}
 	if reservedCommands[r.Command] {
@@ -193,7 +197,7 @@ func compile(i int, r Rule) (*compiledRule, error) {
 			return nil, bad(fmt.Sprintf("subcommands[%d]", j), "is empty")
 		}
 		for _, w := range words {
-			if !subWordRe.MatchString(w) || strings.HasPrefix(w, "-") {
+			if !subWordRe().MatchString(w) || strings.HasPrefix(w, "-") {
 				return nil, bad(fmt.Sprintf("subcommands[%d]", j), "%q is not a plain word", w)
 			}
 		}
@@ -211,7 +215,7 @@ func compile(i int, r Rule) (*compiledRule, error) {
 	}
 	for _, l := range lists {
 		for j, f := range l.flags {
-			if !flagRe.MatchString(f) {
+			if !flagRe().MatchString(f) {
 				return nil, bad(fmt.Sprintf("%s[%d]", l.name, j), "%q is not a flag (want -x, -name or --name, without =value)", f)
 			}
 			l.set.add(f)

@@ -30,7 +30,8 @@ func mcpStates(n *nvimtest.Nvim) map[string]string {
 	return out
 }
 
-// MCP servers start when the sidebar first opens — not in setup(), not
+// MCP servers start when the sidebar first opens (once its first frame
+// is drawn) — not in setup(), not
 // when the host starts for another command, and without a message — so
 // the first request offers their tools. A server still starting when
 // the first message goes is waited for (briefly); one not ready by then
@@ -69,7 +70,8 @@ func TestMCPServersStartWhenTheSidebarOpens(t *testing.T) {
 		n.WaitFor("t ready with no message sent", func() bool { return mcpStates(n)["t"] == "ready" },
 			func() string { return fmt.Sprint(mcpStates(n)) })
 		assert.Equal(t, "starting", mcpStates(n)["slow"])
-		assert.EqualValues(t, 1, warmed.Load(), "the provider process is started when the sidebar opens")
+		n.WaitFor("the provider process started once the first frame is drawn", func() bool { return warmed.Load() == 1 },
+			func() string { return fmt.Sprint(warmed.Load()) })
 
 		n.Type("hello")
 		n.Keys("<CR>")

@@ -15,7 +15,8 @@ import (
 // them when a new host starts, say the sidebar opened. Never in setup();
 // once per host, after attach made the app. The first checkpoint of the
 // workspace is taken too (pkg/rewind). Nothing here blocks the
-// event goroutine (Manager.Start and Warm only start goroutines).
+// event goroutine (Manager.Start and Warm only start goroutines, and
+// only once the first frame is drawn).
 func (h *Host) sidebarOpened() {
 	h.mu.Lock()
 	app, m := h.app, h.mcp
@@ -23,12 +24,24 @@ func (h *Host) sidebarOpened() {
 	if app == nil || !h.warmed.CompareAndSwap(false, true) {
 		return
 	}
-	if m != nil {
-		m.Start()
-	}
-	if h.opts.Warm != nil {
-		h.opts.Warm()
-	}
+	// After the first frame: starting the provider process (a 30 MB
+	// binary) and the MCP servers while the host draws it made the
+	// first toggle wait for them on two cores. A message cannot be
+	// typed and sent in the time it takes to draw one frame.
+	warm := h.opts.Warm
+	go func() {
+		select {
+		case <-h.renderer.Drawn():
+		case <-h.ctx.Done():
+			return
+		}
+		if m != nil {
+			m.Start()
+		}
+		if warm != nil {
+			warm()
+		}
+	}()
 	if c := h.checkpoints; c != nil {
 		// A while after the first frame: the first snapshot's git
 		// processes must not compete with drawing it, nor with Neovim

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -21,13 +22,16 @@ func Call(text string) (name, args string, ok bool) {
 		end = len(rest)
 	}
 	name = rest[:end]
-	if name == "" || !commandName.MatchString(name) {
+	if name == "" || !commandName().MatchString(name) {
 		return "", "", false
 	}
 	return name, strings.TrimSpace(rest[end:]), true
 }
 
-var placeholders = regexp.MustCompile(`\$ARGUMENTS|\$[1-9]`)
+// Regular expressions are compiled on first use (sync.OnceValue), not
+// at package init: every host start, and so the first toggle, would
+// pay for them.
+var placeholders = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$ARGUMENTS|\$[1-9]`) })
 
 // Expand is the command's prompt for args: $ARGUMENTS becomes args as
 // typed, $1 to $9 its words (quotes group words: "a b" is one). When the
@@ -36,14 +40,14 @@ var placeholders = regexp.MustCompile(`\$ARGUMENTS|\$[1-9]`)
 // interpreted: "!`command`" lines stay text (nothing in a command file
 // runs) and @file names stay names.
 func (c Command) Expand(args string) string {
-	if !placeholders.MatchString(c.Body) {
+	if !placeholders().MatchString(c.Body) {
 		if args == "" {
 			return c.Body
 		}
 		return strings.TrimRight(c.Body, "\n") + "\n\nARGUMENTS: " + args
 	}
 	words := SplitArgs(args)
-	return placeholders.ReplaceAllStringFunc(c.Body, func(m string) string {
+	return placeholders().ReplaceAllStringFunc(c.Body, func(m string) string {
 		if m == "$ARGUMENTS" {
 			return args
 		}

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -118,12 +119,15 @@ func parseYAML(front string) (fields map[string]any, err error) {
 }
 
 // yamlLine is the line number in a YAML error.
-var yamlLine = regexp.MustCompile(`\bline (\d+)\b`)
+// Regular expressions are compiled on first use (sync.OnceValue), not
+// at package init: every host start, and so the first toggle, would
+// pay for them.
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bline (\d+)\b`) })
 
 // trimYAMLError drops the library's prefix and counts lines from the
 // top of the file (the front matter starts on its second line).
 func trimYAMLError(err error) error {
-	msg := yamlLine.ReplaceAllStringFunc(strings.TrimPrefix(err.Error(), "yaml: "), func(m string) string {
+	msg := yamlLine().ReplaceAllStringFunc(strings.TrimPrefix(err.Error(), "yaml: "), func(m string) string {
 		n, _ := strconv.Atoi(strings.TrimPrefix(m, "line "))
 		return "line " + strconv.Itoa(n+1)
 	})
@@ -131,8 +135,8 @@ func trimYAMLError(err error) error {
 }
 
 var (
-	plainKey  = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9_-]*)[ \t]*:(?:[ \t]+(.*))?$`)
-	plainItem = regexp.MustCompile(`^[ \t]+-[ \t]+(.+)$`)
+	plainKey  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z][A-Za-z0-9_-]*)[ \t]*:(?:[ \t]+(.*))?$`) })
+	plainItem = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[ \t]+-[ \t]+(.+)$`) })
 )
 
 // parsePlain reads "key: value" lines (values taken as written, one
@@ -146,7 +150,7 @@ func parsePlain(front string) (map[string]any, bool) {
 		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
 			continue
 		}
-		if m := plainKey.FindStringSubmatch(line); m != nil {
+		if m := plainKey().FindStringSubmatch(line); m != nil {
 			if _, dup := fields[m[1]]; dup {
 				return nil, false
 			}
@@ -154,7 +158,7 @@ func parsePlain(front string) (map[string]any, bool) {
 			fields[last] = unquote(strings.TrimSpace(m[2]))
 			continue
 		}
-		m := plainItem.FindStringSubmatch(line)
+		m := plainItem().FindStringSubmatch(line)
 		if m == nil || last == "" {
 			return nil, false
 		}

@@ -99,7 +99,7 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("front matter without fields: %q", data)
 		}
 		if s, _, err := parseSkill(data, "dir"); err == nil {
-			if !skillName.MatchString(s.Name) || s.Description == "" {
+			if !skillName().MatchString(s.Name) || s.Description == "" {
 				t.Fatalf("skill %+v accepted from %q", s, data)
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -82,10 +83,13 @@ type Agent struct {
 }
 
 var (
-	skillName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
-	agentName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
+	// Regular expressions are compiled on first use (sync.OnceValue), not
+	// at package init: every host start, and so the first toggle, would
+	// pay for them.
+	skillName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`) })
+	agentName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`) })
 	// A command name must be typeable after "/" and end at a space.
-	commandName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+	commandName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`) })
 )
 
 // parseSkill reads a SKILL.md in directory dirName. Warnings are problems
@@ -104,7 +108,7 @@ func parseSkill(data []byte, dirName string) (s Skill, warnings []string, err er
 	if s.Name == "" {
 		s.Name = dirName
 	}
-	if len(s.Name) > MaxNameLen || !skillName.MatchString(s.Name) {
+	if len(s.Name) > MaxNameLen || !skillName().MatchString(s.Name) {
 		return Skill{}, nil, fmt.Errorf("the name %q is not a skill name (1–%d lowercase letters, digits and single hyphens)", s.Name, MaxNameLen)
 	}
 	if s.Description, warnings, err = description(doc); err != nil {
@@ -119,7 +123,7 @@ func parseSkill(data []byte, dirName string) (s Skill, warnings []string, err er
 
 // parseCommand reads a command file; front matter is optional.
 func parseCommand(data []byte, name string) (c Command, warnings []string, err error) {
-	if len(name) > MaxNameLen || !commandName.MatchString(name) {
+	if len(name) > MaxNameLen || !commandName().MatchString(name) {
 		return Command{}, nil, fmt.Errorf("%q cannot be typed as a command name (letters, digits, '.', '_' and '-', at most %d)", name, MaxNameLen)
 	}
 	doc, err := Parse(data)
@@ -158,7 +162,7 @@ func parseAgent(data []byte) (a Agent, warnings []string, err error) {
 	if a.Name == "" {
 		return Agent{}, nil, errors.New("it has no name")
 	}
-	if len(a.Name) > MaxNameLen || !agentName.MatchString(a.Name) {
+	if len(a.Name) > MaxNameLen || !agentName().MatchString(a.Name) {
 		return Agent{}, nil, fmt.Errorf("the name %q is not an agent name (letters, digits, '_' and '-', at most %d)", a.Name, MaxNameLen)
 	}
 	if a.Description, warnings, err = description(doc); err != nil {

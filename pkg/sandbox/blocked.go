@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/magenta-nvim/magenta/pkg/secrets"
 )
@@ -36,17 +37,22 @@ var networkMessages = []string{
 // writeVerbs mark a message about writing; shellPrefix a shell's own
 // message, which is the same for `< file` and `> file`.
 var (
-	writeVerbs  = regexp.MustCompile(`cannot (touch|create|remove|mkdir|make directory|move|overwrite|open .* for writing)|create directory`)
-	shellPrefix = regexp.MustCompile(`^(bash|sh|dash|zsh)(: line \d+)?: `)
+	// Regular expressions are compiled on first use (sync.OnceValue), not
+	// at package init: every host start, and so the first toggle, would
+	// pay for them.
+	writeVerbs = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`cannot (touch|create|remove|mkdir|make directory|move|overwrite|open .* for writing)|create directory`)
+	})
+	shellPrefix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(bash|sh|dash|zsh)(: line \d+)?: `) })
 )
 
 // operation says what a message was doing to its path, as far as it
 // tells: "writing", "reading", or, for a shell redirect, "access to".
 func operation(lower string) string {
 	switch {
-	case writeVerbs.MatchString(lower):
+	case writeVerbs().MatchString(lower):
 		return "writing"
-	case shellPrefix.MatchString(lower):
+	case shellPrefix().MatchString(lower):
 		return "access to"
 	}
 	return "reading"

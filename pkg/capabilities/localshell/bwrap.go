@@ -51,7 +51,20 @@ func (c BwrapConfiner) Confine(cwd string, env []string, terminal bool) (Confine
 			if (cmd.Stdin != nil && in == nil) || out == nil || errs == nil {
 				return nil, errors.New("a command through the confinement parent needs files for its streams")
 			}
-			return c.Parent.Run(cmd.Args, cmd.Env, cmd.Dir, l.Ops, in, out, errs)
+			started, err := c.Parent.Run(cmd.Args, cmd.Env, cmd.Dir, l.Ops, in, out, errs)
+			if errors.Is(err, zygote.ErrNotTaken) {
+				// The parent died before the host saw it: bubblewrap,
+				// as when it is not ready.
+				return nil, fmt.Errorf("%w: %v", errNotTaken, err)
+			}
+			return started, err
+		}
+		conf.Fallback = func() (Confinement, error) {
+			fl, err := c.Policy.Args(st, cwd)
+			if err != nil {
+				return Confinement{}, err
+			}
+			return c.confinement(fl, fl.Prefix, env)
 		}
 		return conf, err
 	}

@@ -32,6 +32,10 @@ type Confinement struct {
 	// Start, when set, starts the command itself in place of running
 	// Argv (Launch.Start).
 	Start func(cmd *exec.Cmd) (Started, error)
+	// Fallback, with Start, is the confinement to use instead when
+	// Start says the command was not taken (errNotTaken): nothing of it
+	// ran, and it runs confined the other way.
+	Fallback func() (Confinement, error)
 }
 
 // errNoConfiner answers a confined run on a shell without a sandbox: it
@@ -63,8 +67,23 @@ func (s *Shell) confinedLaunchOn(command, cwd string, env []string, terminal boo
 	if c.Start != nil {
 		cmd := exec.Command("bash", "--noprofile", "--norc", "-c", command)
 		cmd.Dir, cmd.Env = cwd, c.Env
-		return &Launch{Cmd: cmd, After: c.After, Start: c.Start}, nil
+		l := &Launch{Cmd: cmd, After: c.After, Start: c.Start}
+		if c.Fallback != nil {
+			l.Fallback = func() (*Launch, error) {
+				fc, err := c.Fallback()
+				if err != nil {
+					return nil, err
+				}
+				return prefixLaunch(fc, command, cwd)
+			}
+		}
+		return l, nil
 	}
+	return prefixLaunch(c, command, cwd)
+}
+
+// prefixLaunch runs bash under c's argv prefix.
+func prefixLaunch(c Confinement, command, cwd string) (*Launch, error) {
 	prefix := c.Argv
 	if len(prefix) == 0 {
 		return nil, errNoConfiner

@@ -2,6 +2,7 @@ package localshell
 
 import (
 	"context"
+	"errors"
 	"os/exec"
 	"syscall"
 	"time"
@@ -40,7 +41,14 @@ type Launch struct {
 	// namespace of its own. No supervisor is needed then. Commands on a
 	// terminal are never started this way.
 	Start func(cmd *exec.Cmd) (Started, error)
+	// Fallback, when set with Start, is the launch to run instead when
+	// Start did not take the command (errNotTaken): the confinement
+	// parent died before the host noticed.
+	Fallback func() (*Launch, error)
 }
+
+// errNotTaken: Launch.Start did not take the command; nothing of it ran.
+var errNotTaken = errors.New("the command was not taken")
 
 // Started is a command Launch.Start started.
 type Started interface {

@@ -1,6 +1,7 @@
 package localshell
 
 import (
+	"errors"
 	"os/exec"
 	"syscall"
 	"time"
@@ -60,6 +61,15 @@ func (s *Shell) startLaunch(l *Launch, tty bool) (running, error) {
 		return s.start(l.Cmd, tty)
 	}
 	st, err := l.Start(l.Cmd)
+	if errors.Is(err, errNotTaken) && l.Fallback != nil {
+		fl, ferr := l.Fallback()
+		if ferr != nil {
+			return nil, ferr
+		}
+		fl.Cmd.Stdin, fl.Cmd.Stdout, fl.Cmd.Stderr = l.Cmd.Stdin, l.Cmd.Stdout, l.Cmd.Stderr
+		*l = *fl
+		return s.start(l.Cmd, tty)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -36,7 +36,7 @@ func New(Options) *Parent   { return &Parent{} }
 func (*Parent) Start()      {}
 func (*Parent) Ready() bool { return false }
 func (*Parent) Run(_, _ []string, _ string, _ []string, _, _, _ *os.File) (*Command, error) {
-	return nil, errors.New("unsupported")
+	return nil, ErrNotTaken
 }
 func (*Parent) Status() (bool, string) { return false, "unsupported on this system" }
 func (*Parent) Close()                 {}

@@ -110,7 +110,7 @@ func (p *Parent) Run(argv, env []string, cwd string, ops []string, stdin, stdout
 	ready, sock := p.state == stateReady, p.sock
 	p.mu.Unlock()
 	if !ready {
-		return nil, errors.New("the confinement parent is not running")
+		return nil, fmt.Errorf("%w: it is not running", ErrNotTaken)
 	}
 	return runOn(sock, argv, env, cwd, ops, stdin, stdout, stderr)
 }
@@ -129,11 +129,12 @@ func runOn(sock string, argv, env []string, cwd string, ops []string, stdin, std
 	}
 	c, err := net.DialUnix("unixpacket", nil, &net.UnixAddr{Name: sock, Net: "unixpacket"})
 	if err != nil {
-		return nil, fmt.Errorf("the confinement parent does not answer: %w", err)
+		return nil, fmt.Errorf("%w: it does not answer: %v", ErrNotTaken, err)
 	}
+	// One packet: it reached the parent whole or not at all.
 	if err := send(c, request{Argv: argv, Env: env, Cwd: cwd, Ops: ops}, streams...); err != nil {
 		c.Close()
-		return nil, err
+		return nil, fmt.Errorf("%w: %v", ErrNotTaken, err)
 	}
 	var r reply
 	extra, err := receive(c, &r)

@@ -9,6 +9,12 @@ import (
 	"syscall"
 )
 
+// ErrNotTaken: the parent did not receive the command (it is not
+// running, or died before the request reached it), so nothing of it ran
+// and it can be started another way. An error after the request was
+// sent is never ErrNotTaken: the command may have run.
+var ErrNotTaken = errors.New("the confinement parent did not take the command")
+
 // request is what a client sends for one command, with its standard
 // streams attached (SCM_RIGHTS, in order stdin, stdout, stderr).
 type request struct {

@@ -3,6 +3,7 @@ package zygote
 import (
 	"net"
 	"os"
+	"path/filepath"
 	"syscall"
 	"testing"
 
@@ -65,4 +66,18 @@ func TestHandleRefusesBadRequests(t *testing.T) {
 			<-done
 		})
 	}
+}
+
+// A parent that is gone before the request reaches it did not take the
+// command (ErrNotTaken: the caller may start it another way).
+func TestRunOnADeadParentIsNotTaken(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "parent.sock")
+	l, err := net.ListenUnix("unixpacket", &net.UnixAddr{Name: sock, Net: "unixpacket"})
+	require.NoError(t, err)
+	l.SetUnlinkOnClose(false)
+	require.NoError(t, l.Close()) // the socket file stays; nobody listens
+	_, err = runOn(sock, []string{"true"}, nil, "/", nil, nil, nil, nil)
+	require.ErrorIs(t, err, ErrNotTaken)
+	_, err = runOn(filepath.Join(t.TempDir(), "missing.sock"), []string{"true"}, nil, "/", nil, nil, nil, nil)
+	require.ErrorIs(t, err, ErrNotTaken)
 }
