@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -61,6 +62,13 @@ type Agent struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	out    *updates
+	// progress shows running calls' output and sub-agents.
+	progress *progress
+	// registry is the sessions' tools (describes sub-agents' calls).
+	registry atomic.Pointer[tools.Registry]
+	// prompts are the session/prompt handlers running: the agent waits
+	// for them before it returns.
+	prompts sync.WaitGroup
 
 	// appMu makes "show this session's thread, then send to it" one step
 	// (the App sends to the thread it shows).
@@ -76,6 +84,10 @@ type Agent struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session
+	// caps are what the client said it offers (initialize).
+	caps sdk.ClientCapabilities
+	// closing: the agent is stopping; no prompt starts.
+	closing bool
 	// prompting is the session whose prompt runs last (a sub-agent's
 	// question is asked in it).
 	prompting string
@@ -101,8 +113,13 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, d Deps) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	a := &Agent{d: d, ctx: ctx, cancel: cancel, sessions: map[string]*session{}}
-	a.conn = sdk.NewAgentSideConnection(a, out, in)
+	// The connection reads as soon as it is made: nothing is read, so no
+	// request handled, until the agent is whole.
+	ready := make(chan struct{})
+	a.conn = sdk.NewAgentSideConnection(a, out, gatedReader{in, ready})
 	a.out = newUpdates(ctx, a.conn)
+	a.progress = newProgress(a.out, a.isSession, a.describe)
+	close(ready)
 	if d.Warm != nil {
 		d.Warm()
 	}
@@ -114,9 +131,22 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, d Deps) error {
 	return nil
 }
 
-// close stops every thread (aborting turns a vanished client left) and
-// the writer.
+// gatedReader reads r once ready is closed.
+type gatedReader struct {
+	r     io.Reader
+	ready <-chan struct{}
+}
+
+func (g gatedReader) Read(p []byte) (int, error) {
+	<-g.ready
+	return g.r.Read(p)
+}
+
+// close stops every thread (aborting turns a vanished client left, and
+// the commands they run), waits for the prompt handlers to answer, and
+// stops the writer.
 func (a *Agent) close() {
+	a.cancel() // the App's context: every turn and tool call ends
 	a.appMu.Lock()
 	app, engine, parent, servers := a.app, a.hooks, a.parent, a.mcp
 	a.appMu.Unlock()
@@ -132,7 +162,11 @@ func (a *Agent) close() {
 	if parent != nil {
 		parent.Close()
 	}
-	a.cancel()
+	a.mu.Lock()
+	a.closing = true // no prompt joins prompts from now on
+	a.mu.Unlock()
+	a.prompts.Wait()
+	a.progress.close()
 	a.out.close()
 }
 
@@ -141,8 +175,13 @@ func (a *Agent) Authenticate(context.Context, sdk.AuthenticateRequest) (sdk.Auth
 	return sdk.AuthenticateResponse{}, nil
 }
 
-// Initialize implements sdk.Agent.
+// Initialize implements sdk.Agent. The client's fs methods, when it
+// offers them, serve the sessions' files (clientfs.go); its terminals
+// are not used (see the package doc).
 func (a *Agent) Initialize(_ context.Context, p sdk.InitializeRequest) (sdk.InitializeResponse, error) {
+	a.mu.Lock()
+	a.caps = p.ClientCapabilities
+	a.mu.Unlock()
 	return sdk.InitializeResponse{
 		ProtocolVersion:   sdk.ProtocolVersionNumber,
 		AgentCapabilities: sdk.AgentCapabilities{LoadSession: true},
@@ -181,6 +220,9 @@ func (a *Agent) start(cwd string) error {
 		return fmt.Errorf("cwd %q is not an absolute path", cwd)
 	}
 	opts := a.d.Options
+	if len(opts.Profiles) == 0 {
+		return errors.New("no profile is configured")
+	}
 	if _, err := provider.SpecFor(opts.Profiles[0], a.d.Getenv); err != nil {
 		return err // a missing API key, named with its variable
 	}
@@ -192,9 +234,21 @@ func (a *Agent) start(cwd string) error {
 	broker.SetPolicy(a.askClient)
 	probe := localenv.StartProbe(a.ctx, opts.Sandbox, nil, nil)
 	dataDir := headless.DataDir(a.d.Getenv)
+	a.mu.Lock()
+	fsCaps := a.caps.Fs
+	a.mu.Unlock()
+	var files func(capabilities.FileIO) capabilities.FileIO
+	if fsCaps.ReadTextFile || fsCaps.WriteTextFile {
+		// Under the guard, which judges every path before the client
+		// sees it.
+		files = func(disk capabilities.FileIO) capabilities.FileIO {
+			return newClientFS(disk, a.conn, fsCaps, a.callSession)
+		}
+	}
 	local, err := localenv.New(opts, localenv.Options{
 		Cwd: cwd, DataDir: dataDir, Broker: broker, Remembered: guard.NewRemembered(), Probe: probe,
 		Checker: func() *bashperm.Checker { return checker },
+		Files:   files,
 	})
 	if err != nil {
 		return err
@@ -219,6 +273,7 @@ func (a *Agent) start(cwd string) error {
 		a.mcp = m
 		reg, toolServers = reg.WithProvider(m), m
 	}
+	a.registry.Store(reg)
 	app, err := chat.NewApp(a.ctx, opts, chat.AppDeps{
 		Screen: screen{}, Tools: reg, Env: env, ToolServers: toolServers,
 		NewProvider:  a.d.NewProvider,
@@ -227,7 +282,7 @@ func (a *Agent) start(cwd string) error {
 		ContextFiles: local.Files.Refusing(),
 		Store:        store,
 		Observers:    []chat.Observer{chat.ObserverFunc(a.observe), engine.Observer()},
-		Interceptors: []tools.Interceptor{engine},
+		Interceptors: []tools.Interceptor{a.progress, engine},
 		PromptCheck:  engine,
 		Prompts:      local.Prompts,
 	})
@@ -236,6 +291,52 @@ func (a *Agent) start(cwd string) error {
 	}
 	a.app, a.cwd, a.store = app, filepath.Clean(cwd), store
 	return nil
+}
+
+// isSession reports whether thread is one of the client's sessions.
+func (a *Agent) isSession(thread string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	_, ok := a.sessions[thread]
+	return ok
+}
+
+// sessionOf is the session a thread's requests to the client go to: the
+// thread's own, the one a sub-agent reports to, or else the session
+// whose prompt runs last ("" : none yet).
+func (a *Agent) sessionOf(thread string) string {
+	a.mu.Lock()
+	_, own := a.sessions[thread]
+	prompting := a.prompting
+	a.mu.Unlock()
+	if own {
+		return thread
+	}
+	if s, ok := a.progress.sessionOf(thread); ok {
+		return s
+	}
+	return prompting
+}
+
+// callSession is the session of the tool call in ctx (clientFS).
+func (a *Agent) callSession(ctx context.Context) (sdk.SessionId, bool) {
+	s := a.sessionOf(capabilities.CallFrom(ctx).ThreadID)
+	return sdk.SessionId(s), s != ""
+}
+
+// describe summarises a sub-agent's tool call for the client ("$ ls"):
+// the tool's own summary, or its input cut short.
+func (a *Agent) describe(name string, input json.RawMessage) string {
+	if reg := a.registry.Load(); reg != nil {
+		if t, ok := reg.Tool(name); ok {
+			if d, ok := t.(tools.Describer); ok {
+				if summary, _ := d.Describe(input); summary != "" {
+					return summary
+				}
+			}
+		}
+	}
+	return cut(strings.Join(strings.Fields(string(input)), " "), 80)
 }
 
 func (a *Agent) session(id sdk.SessionId) (*session, error) {
@@ -260,6 +361,14 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResp
 	if strings.TrimSpace(text) == "" {
 		return sdk.PromptResponse{}, errors.New("the prompt has no text")
 	}
+	a.mu.Lock()
+	if a.closing {
+		a.mu.Unlock()
+		return sdk.PromptResponse{}, errors.New("the agent is stopping")
+	}
+	a.prompts.Add(1) // close waits for this prompt's answer
+	a.mu.Unlock()
+	defer a.prompts.Done()
 	s.mu.Lock()
 	if s.busy {
 		s.mu.Unlock()
@@ -286,10 +395,13 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResp
 	var end chat.TurnEnded
 	select {
 	case end = <-s.ended:
+	case <-a.ctx.Done(): // the agent stops
+		end.Aborted = true
 	case <-ctx.Done(): // session/cancel, or the client went away
 		a.abort(s.id)
 		select {
 		case end = <-s.ended:
+		case <-a.ctx.Done():
 		case <-time.After(abortWait):
 		}
 		end.Aborted = true

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -26,11 +27,20 @@ import (
 
 // client is the test's ACP client (behind the SDK's client side): it
 // records every update and answers permission requests with answer.
+// With fs it serves fs/read_text_file and fs/write_text_file as an
+// editor would: buffers hold unsaved text (a write to a path with a
+// buffer stays there, unsaved), other paths are the disk's.
 type client struct {
 	mu      sync.Mutex
 	updates []sdk.SessionNotification
 	asked   []sdk.RequestPermissionRequest
 	answer  string // an option id; "" cancels
+	fs      bool
+	buffers map[string]string
+	reads   []string // paths read through the client
+	writes  []string // paths written through it
+	// onUpdate, when set, is told of every update (under mu).
+	onUpdate func(sdk.SessionNotification)
 }
 
 func (c *client) RequestPermission(_ context.Context, p sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
@@ -47,17 +57,40 @@ func (c *client) SessionUpdate(_ context.Context, n sdk.SessionNotification) err
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.updates = append(c.updates, n)
+	if c.onUpdate != nil {
+		c.onUpdate(n)
+	}
 	return nil
 }
 
 var errNotOffered = errors.New("not offered by this client")
 
-func (c *client) ReadTextFile(context.Context, sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
-	return sdk.ReadTextFileResponse{}, errNotOffered
+func (c *client) ReadTextFile(_ context.Context, p sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.fs {
+		return sdk.ReadTextFileResponse{}, errNotOffered
+	}
+	c.reads = append(c.reads, p.Path)
+	if text, ok := c.buffers[p.Path]; ok {
+		return sdk.ReadTextFileResponse{Content: text}, nil
+	}
+	data, err := os.ReadFile(p.Path)
+	return sdk.ReadTextFileResponse{Content: string(data)}, err
 }
 
-func (c *client) WriteTextFile(context.Context, sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
-	return sdk.WriteTextFileResponse{}, errNotOffered
+func (c *client) WriteTextFile(_ context.Context, p sdk.WriteTextFileRequest) (sdk.WriteTextFileResponse, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.fs {
+		return sdk.WriteTextFileResponse{}, errNotOffered
+	}
+	c.writes = append(c.writes, p.Path)
+	if _, ok := c.buffers[p.Path]; ok {
+		c.buffers[p.Path] = p.Content
+		return sdk.WriteTextFileResponse{}, nil
+	}
+	return sdk.WriteTextFileResponse{}, os.WriteFile(p.Path, []byte(p.Content), 0o644)
 }
 
 func (c *client) CreateTerminal(context.Context, sdk.CreateTerminalRequest) (sdk.CreateTerminalResponse, error) {
@@ -86,6 +119,13 @@ func (c *client) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitReq
 func (c *client) kinds() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	out := c.kindsLocked()
+	c.updates = nil
+	return out
+}
+
+// kindsLocked is kinds under c.mu, keeping the updates.
+func (c *client) kindsLocked() []string {
 	var out []string
 	for _, n := range c.updates {
 		u := n.Update
@@ -102,7 +142,6 @@ func (c *client) kinds() []string {
 			out = append(out, "plan")
 		}
 	}
-	c.updates = nil
 	return out
 }
 
@@ -119,8 +158,22 @@ func start(t *testing.T, fake *providertest.Fake) (*sdk.ClientSideConnection, *c
 // when persist); stop ends it (also at the test's end).
 func startIn(t *testing.T, fake *providertest.Fake, work, data string, persist bool) (*sdk.ClientSideConnection, *client, func()) {
 	t.Helper()
-	opts, problems := headless.DecodeConfig([]byte(fmt.Sprintf(`{"profiles": [{"name": "fake", "provider": "anthropic", "model": "m", "apiKeyEnvVar": "K"}],
-	  "sandbox": {"enabled": false}, "threads": {"persist": %v}, "shell": {"logRoot": %q}}`, persist, filepath.Join(t.TempDir(), "logs"))))
+	return startWith(t, fake, data, persist, &client{answer: optionYes})
+}
+
+// startWith is startIn with the test's client c (its fs offered in
+// initialize when c.fs).
+func startWith(t testing.TB, fake provider.Provider, data string, persist bool, c *client) (*sdk.ClientSideConnection, *client, func()) {
+	t.Helper()
+	return startConfig(t, func(config.Profile) (provider.Provider, error) { return fake, nil }, data, fmt.Sprintf(`{"profiles": [{"name": "fake", "provider": "anthropic", "model": "m", "apiKeyEnvVar": "K"}],
+	  "sandbox": {"enabled": false}, "threads": {"persist": %v}, "shell": {"logRoot": %q}}`, persist, filepath.Join(t.TempDir(), "logs")), c)
+}
+
+// startConfig serves an agent with the config file's text and providers
+// from newProvider.
+func startConfig(t testing.TB, newProvider func(config.Profile) (provider.Provider, error), data, cfg string, c *client) (*sdk.ClientSideConnection, *client, func()) {
+	t.Helper()
+	opts, problems := headless.DecodeConfig([]byte(cfg))
 	require.Empty(t, problems)
 	toAgent, fromClient := io.Pipe()
 	toClient, fromAgent := io.Pipe()
@@ -131,28 +184,30 @@ func startIn(t *testing.T, fake *providertest.Fake, work, data string, persist b
 		defer close(done)
 		_ = Serve(ctx, toAgent, fromAgent, Deps{
 			Options:     opts,
-			NewProvider: func(config.Profile) (provider.Provider, error) { return fake, nil },
+			NewProvider: newProvider,
 			Getenv:      func(k string) string { return env[k] },
 		})
 	}()
+	// stop is the client going away: its end of the pipes closes, and
+	// the agent must stop everything and return on its own.
 	var once sync.Once
 	stop := func() {
 		once.Do(func() {
-			cancel()
 			_ = fromClient.Close()
 			_ = fromAgent.Close()
 			select {
 			case <-done:
 			case <-time.After(10 * time.Second):
-				t.Error("the agent did not stop")
+				t.Error("the agent did not stop when its client went away")
 			}
+			cancel()
 		})
 	}
 	t.Cleanup(stop)
-	c := &client{answer: optionYes}
 	conn := sdk.NewClientSideConnection(c, fromClient, toClient)
 	conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
-	init, err := conn.Initialize(context.Background(), sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber})
+	init, err := conn.Initialize(context.Background(), sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber,
+		ClientCapabilities: sdk.ClientCapabilities{Fs: sdk.FileSystemCapability{ReadTextFile: c.fs, WriteTextFile: c.fs}}})
 	require.NoError(t, err)
 	assert.Equal(t, sdk.ProtocolVersion(sdk.ProtocolVersionNumber), init.ProtocolVersion)
 	assert.True(t, init.AgentCapabilities.LoadSession)
@@ -344,15 +399,33 @@ func TestAgentAnswersBadJSONRPC(t *testing.T) {
 		cancel()
 		_ = fromClient.Close()
 		_ = fromAgent.Close()
-		<-done
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Error("the agent did not stop")
+		}
 	}()
-	lines := bufio.NewScanner(toClient)
+	answers := make(chan string)
+	go func() {
+		lines := bufio.NewScanner(toClient)
+		for lines.Scan() {
+			answers <- lines.Text()
+		}
+		close(answers)
+	}()
 	send := func(s string) map[string]any {
 		t.Helper()
 		go func() { _, _ = io.WriteString(fromClient, s+"\n") }()
-		require.True(t, lines.Scan(), "no answer to %s", s)
+		var line string
+		select {
+		case l, ok := <-answers:
+			require.True(t, ok, "no answer to %s", s)
+			line = l
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no answer to %s", s)
+		}
 		var m map[string]any
-		require.NoError(t, json.Unmarshal(lines.Bytes(), &m), lines.Text())
+		require.NoError(t, json.Unmarshal([]byte(line), &m), line)
 		return m
 	}
 	resp := send(`{"jsonrpc":"2.0","id":1,"method":"no/such/method","params":{}}`)
@@ -362,4 +435,14 @@ func TestAgentAnswersBadJSONRPC(t *testing.T) {
 	require.Contains(t, resp, "error", "a malformed request is refused")
 	resp = send(`{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":1}}`)
 	require.Contains(t, resp, "result", "the agent still serves")
+	// Not JSON, not JSON-RPC, a response to nothing: dropped, and the
+	// next request is answered.
+	for _, junk := range []string{`{"jsonrpc":`, `not json at all`, `[1,2,3]`, `{"jsonrpc":"2.0"}`, `{"jsonrpc":"2.0","id":99,"result":{}}`} {
+		_, err := io.WriteString(fromClient, junk+"\n")
+		require.NoError(t, err)
+	}
+	resp = send(`{"jsonrpc":"2.0","id":4,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}`)
+	assert.EqualValues(t, 4, resp["id"])
+	require.Contains(t, resp, "error", "no profile: a clear error, not a crash")
+	assert.Contains(t, fmt.Sprint(resp["error"]), "no profile")
 }

@@ -12,12 +12,15 @@ import (
 
 // observe turns a session thread's events into session/update
 // notifications (a chat.Observer; it never blocks). A sub-agent's events
-// are its parent's business: the parent's spawn call reports them.
+// are shown in the session call that spawned or waits for it (progress).
 func (a *Agent) observe(t *chat.Thread, ev chat.ThreadEvent) {
 	a.mu.Lock()
 	s := a.sessions[t.ID]
 	a.mu.Unlock()
 	if s == nil {
+		if t.Subagent() {
+			a.progress.subagent(t.ID, ev)
+		}
 		return
 	}
 	switch ev := ev.(type) {
@@ -31,12 +34,15 @@ func (a *Agent) observe(t *chat.Thread, ev chat.ThreadEvent) {
 		a.out.send(s.id, sdk.StartToolCall(sdk.ToolCallId(ev.ID), ev.Name,
 			sdk.WithStartKind(toolKind(ev.Name)), sdk.WithStartStatus(sdk.ToolCallStatusInProgress),
 			sdk.WithStartRawInput(rawJSON(ev.Input))))
+		// Its output may follow now, not before.
+		a.progress.started(s.id, ev.ID)
 		if ev.Name == "todo_write" {
 			if plan, ok := planOf(ev.Input); ok {
 				a.out.send(s.id, plan)
 			}
 		}
 	case chat.ToolCallEnded:
+		a.progress.ended(s.id, ev.ID) // no output after the result
 		status := sdk.ToolCallStatusCompleted
 		if ev.Result.IsError {
 			status = sdk.ToolCallStatusFailed
@@ -44,6 +50,12 @@ func (a *Agent) observe(t *chat.Thread, ev chat.ThreadEvent) {
 		a.out.send(s.id, sdk.UpdateToolCall(sdk.ToolCallId(ev.ID),
 			sdk.WithUpdateStatus(status), sdk.WithUpdateContent(toolContent(ev.Result))))
 	case chat.TurnEnded:
+		// Calls an abort cut short end with the turn: the client is told
+		// they failed, rather than left running.
+		for _, id := range a.progress.turnEnded(s.id) {
+			a.out.send(s.id, sdk.UpdateToolCall(sdk.ToolCallId(id), sdk.WithUpdateStatus(sdk.ToolCallStatusFailed),
+				sdk.WithUpdateContent([]sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock("(interrupted)"))})))
+		}
 		select {
 		case s.ended <- ev:
 		default: // nobody waits (a turn the client did not start)

@@ -12,12 +12,9 @@ import (
 // (an approval.Policy): YES, ALWAYS (when the request offers it) or NO.
 // It blocks the asking tool until the client answers or the turn ends.
 func (a *Agent) askClient(ctx context.Context, req approval.Request) (approval.Decision, string, bool) {
-	a.mu.Lock()
-	sessionID := req.ThreadID
-	if _, ok := a.sessions[sessionID]; !ok {
-		sessionID = a.prompting // a sub-agent's question goes to the prompt that runs
-	}
-	a.mu.Unlock()
+	// A sub-agent's question goes to the session it reports to (or the
+	// prompt that runs).
+	sessionID := a.sessionOf(req.ThreadID)
 	// The tool call's start must reach the client before the question
 	// about it.
 	a.out.flush(ctx)
