@@ -1,13 +1,11 @@
 package docker
 
 import (
-	"bytes"
-	"context"
 	"os/exec"
 	"testing"
 
-	"github.com/magenta-nvim/magenta/pkg/capabilities"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/docker/dockertest"
+	"github.com/magenta-nvim/magenta/pkg/capabilities/remotetest"
 )
 
 // The pairs below compare the Docker capabilities with the bare CLI
@@ -15,53 +13,24 @@ import (
 
 func BenchmarkShellEcho(b *testing.B) {
 	env, _ := newEnv(b, "")
-	ctx := context.Background()
-	for b.Loop() {
-		res, err := env.Shell.Execute(ctx, "echo hi", capabilities.ExecOptions{ThreadID: "bench", RequestID: "echo"})
-		if err != nil || res.ExitCode != 0 {
-			b.Fatal(err, res)
-		}
-	}
+	remotetest.BenchEcho(b, env.Shell, nil)
 }
 
 func BenchmarkBareExecEcho(b *testing.B) {
 	name := dockertest.Start(b)
-	for b.Loop() {
-		if out, err := exec.Command("docker", "exec", name, "bash", "-c", "echo hi").Output(); err != nil || string(out) != "hi\n" {
-			b.Fatal(err, string(out))
-		}
-	}
+	remotetest.BenchEcho(b, nil, func() *exec.Cmd { return exec.Command("docker", "exec", name, "bash", "-c", "echo hi") })
 }
 
-const benchFileSize = 10 << 20
-
-// benchFile writes a 10 MB file into the environment's container.
-func benchFile(b *testing.B) (*capabilities.Environment, string, string) {
-	env, name := newEnv(b, "")
-	data := bytes.Repeat([]byte("0123456789abcdef"), benchFileSize/16)
-	if err := env.Files.WriteFile(context.Background(), "/tmp/big", data); err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(benchFileSize)
-	return env, name, "/tmp/big"
-}
+const benchPath = "/tmp/big"
 
 func BenchmarkFileIORead10MB(b *testing.B) {
-	env, _, path := benchFile(b)
-	for b.Loop() {
-		data, err := env.Files.ReadFile(context.Background(), path)
-		if err != nil || len(data) != benchFileSize {
-			b.Fatal(err, len(data))
-		}
-	}
+	env, _ := newEnv(b, "")
+	remotetest.BenchFile(b, env.Files, benchPath)
+	remotetest.BenchRead(b, env.Files, benchPath, nil)
 }
 
 func BenchmarkBareExecCat10MB(b *testing.B) {
-	_, name, path := benchFile(b)
-	for b.Loop() {
-		out, err := exec.Command("docker", "exec", name, "cat", path).Output()
-		if err != nil || len(out) != benchFileSize {
-			b.Fatal(err, len(out))
-		}
-	}
+	env, name := newEnv(b, "")
+	remotetest.BenchFile(b, env.Files, benchPath)
+	remotetest.BenchRead(b, nil, "", func() *exec.Cmd { return exec.Command("docker", "exec", name, "cat", benchPath) })
 }

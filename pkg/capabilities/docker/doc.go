@@ -1,11 +1,20 @@
 // Package docker is the environment of a thread that works inside a
 // running Docker container: FileIO, Shell and Searcher that act in the
-// container, built by NewEnvironment from a Config{Container, Cwd}.
+// container, built by NewEnvironment from a Config{Container, Cwd,
+// Context}. What it shares with package sshenv — the sh scripts of its
+// FileIO, the wrapper and sweep of its Shell, the probe — is package
+// posixremote; the container is its posixremote.Runner.
 //
 // # Engine access: the docker CLI
 //
 // Everything goes through the `docker` CLI found on PATH (DOCKER_HOST,
 // DOCKER_CONTEXT and the user's CLI config apply as in their terminal).
+// Config.Context names a CLI context (`docker context ls`; Contexts lists
+// them): every call of the environment then passes `--context NAME`
+// before its subcommand, which wins over DOCKER_HOST and DOCKER_CONTEXT.
+// An unknown context is ErrNoSuchContext, naming it. The environment's
+// Name stays "docker:<container>" under any context; Containers lists
+// the default context's running containers, ContainersIn another's.
 // The Engine API client (github.com/moby/moby/client v0.6.2, served here)
 // was measured first: linked into bin/magenta-host it adds 0.6 MB to the
 // 50.6 MB binary, 41 packages, and 0.8 ms (median of 21 runs, 4.2 → 5.0
@@ -26,32 +35,29 @@
 //
 // # Files
 //
-// FileIO runs small POSIX sh scripts with `docker exec` (scripts.go):
-// reads stream `cat` after a header line that says whether the path is a
-// regular file (a FIFO or device is refused before it is opened: nothing
-// blocks) and, for Update, whether it is under the cap; writes send the
-// bytes on stdin to a temporary file beside the target, check its length
-// (a cancelled write is cut short and must not land), give it the old
-// file's mode and owner, and rename it over the target; Update holds a
-// per-path lock in this process around read, change and write. The
-// container needs sh, cat, stat, mkdir, chmod, mv, rm and grep —
-// busybox has them.
+// Files is posixremote's FileIO: small POSIX sh scripts run with
+// `docker exec` (`-i` when bytes go in): reads stream `cat` after a
+// header line (a FIFO or device is refused before it is opened),
+// writes land through a temporary file, length-checked, renamed over the
+// target. A daemon refusal (a paused, stopped or removed container) is
+// the container's Runner.Failure: ErrPaused, ErrNotRunning,
+// ErrNoSuchContainer, naming the path. The container needs sh, cat,
+// stat, mkdir, chmod, mv, rm and grep — busybox has them.
 //
 // # Commands
 //
-// Shell is localshell with a launcher (localshell.Launcher) that runs
-// `docker exec -w <cwd> -e <hardening> <container> sh -c <wrapper>`. The
-// wrapper runs the command with `bash --noprofile --norc -c` (`sh -c` when
-// the image has no bash, found once at NewEnvironment) and the variable
-// MAGENTA_CALL=<random id>, which every process the command starts
-// inherits. Ending the command — on timeout or cancel, from a second
-// `docker exec`, and by the wrapper itself once the command exits — sends
-// SIGTERM to each process whose /proc/<pid>/environ carries the id, then
-// SIGKILL after ShellTerminateGrace: that reaches processes that left the
-// group with setsid, which a process-group kill misses (a process that
-// clears its environment escapes). A process caught in the middle of an
-// exec reads an empty environment, so a listing counts only when no new
-// process read empty around it (else it is taken again after 20 ms). The environment inside is the
+// Shell is posixremote's Shell with a launcher (localshell.Launcher) that
+// runs `docker exec -w <cwd> -e <hardening> <container> sh -c <wrapper>`
+// (posixremote.WrapScript). The wrapper runs the command with
+// `bash --noprofile --norc -c` (`sh -c` when the image has no bash, found
+// once at NewEnvironment) tagged with posixremote.CallMarker; ending the
+// command — on timeout or cancel, from a second `docker exec` of
+// posixremote.EndScript, and by the wrapper itself once the command
+// exits — sweeps every process carrying the tag (SIGTERM, then SIGKILL
+// after ShellTerminateGrace), which reaches processes that left the
+// group with setsid (a process that clears its environment escapes;
+// posixremote's doc says how the sweep copes with a process caught
+// mid-exec). The environment inside is the
 // container's own plus localshell's hardening; the host's is not passed.
 // Logs stay on the host, where get_file reads them. When a command fails
 // and the container is then not running (stopped or removed meanwhile)
@@ -85,10 +91,12 @@
 //
 // NewEnvironment fails, each with its own message, when the CLI is
 // missing (ErrNotInstalled), no daemon answers (ErrNoDaemon), the
-// container is unknown (ErrNoSuchContainer), not running (ErrNotRunning)
+// context is unknown (ErrNoSuchContext), the container is unknown
+// (ErrNoSuchContainer), not running (ErrNotRunning)
 // or paused (ErrPaused), or the cwd is not a directory in it
 // (capabilities.ErrNotExist).
 //
 // Tests run against a real engine with the test image (package
-// dockertest).
+// dockertest), through the suites of package remotetest that package
+// sshenv runs too.
 package docker

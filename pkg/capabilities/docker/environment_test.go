@@ -11,6 +11,7 @@ import (
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/docker/dockertest"
+	"github.com/magenta-nvim/magenta/pkg/capabilities/remotetest"
 )
 
 // TestEnvironmentResolvesCwdAndHome: the container's working directory
@@ -121,4 +122,68 @@ func TestSearcher(t *testing.T) {
 
 	_, err = env.Searcher.Search(ctx, capabilities.SearchRequest{Pattern: "x", Path: "/tmp/missing"})
 	require.ErrorIs(t, err, capabilities.ErrNotExist)
+}
+
+// TestContext: an environment under a docker context of its own. The
+// CLI's default then points nowhere (DOCKER_HOST names a dead socket), so
+// every call of the environment works only if it passes --context.
+func TestContext(t *testing.T) {
+	ctx := context.Background()
+	name := dockertest.Start(t)
+	dctx := dockertest.Context(t)
+	t.Setenv("DOCKER_HOST", "unix://"+filepath.Join(t.TempDir(), "no.sock"))
+	_, err := NewEnvironment(ctx, Config{Container: name}, shellOptions(t))
+	require.ErrorIs(t, err, ErrNoDaemon, "the default must not answer for this test to mean anything")
+
+	env, err := NewEnvironment(ctx, Config{Container: name, Context: dctx}, shellOptions(t))
+	require.NoError(t, err)
+	assert.Equal(t, "docker:"+name, env.Name)
+	require.NoError(t, env.Files.WriteFile(ctx, "/tmp/ctx", []byte("in context")))
+	got, err := env.Files.ReadFile(ctx, "/tmp/ctx")
+	require.NoError(t, err)
+	assert.Equal(t, "in context", string(got))
+	res, err := env.Shell.Execute(ctx, "cat /tmp/ctx", capabilities.ExecOptions{ThreadID: "t", RequestID: "ctx"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"stdout: in context"}, remotetest.Texts(res.Head))
+
+	names, err := ContainersIn(ctx, dctx)
+	require.NoError(t, err)
+	assert.Contains(t, names, name)
+	_, err = Containers(ctx)
+	require.ErrorIs(t, err, ErrNoDaemon)
+	contexts, err := Contexts(ctx)
+	require.NoError(t, err)
+	assert.Contains(t, contexts, dctx)
+	assert.Contains(t, contexts, "default")
+}
+
+// TestUnknownContext: a context the CLI does not know is an error that
+// names it, for an environment and for a listing alike.
+func TestUnknownContext(t *testing.T) {
+	ctx := context.Background()
+	dockertest.Image(t) // the CLI is there
+	const unknown = "magenta-no-such-context"
+	_, err := NewEnvironment(ctx, Config{Container: "x", Context: unknown}, shellOptions(t))
+	require.ErrorIs(t, err, ErrNoSuchContext)
+	assert.Contains(t, err.Error(), `"`+unknown+`"`)
+	_, err = ContainersIn(ctx, unknown)
+	require.ErrorIs(t, err, ErrNoSuchContext)
+	assert.Contains(t, err.Error(), unknown)
+	t.Setenv("DOCKER_CONTEXT", unknown)
+	_, err = Containers(ctx)
+	require.ErrorIs(t, err, ErrNoSuchContext)
+	assert.Contains(t, err.Error(), unknown)
+}
+
+// TestDockerHost: DOCKER_HOST in the host's environment reaches the CLI
+// (the environment keeps it: the user's engine, as in their terminal).
+func TestDockerHost(t *testing.T) {
+	ctx := context.Background()
+	name := dockertest.Start(t)
+	t.Setenv("DOCKER_HOST", dockertest.Docker(t, "context", "inspect", "--format", "{{.Endpoints.docker.Host}}"))
+	env, err := NewEnvironment(ctx, Config{Container: name}, shellOptions(t))
+	require.NoError(t, err)
+	res, err := env.Shell.Execute(ctx, "echo via DOCKER_HOST", capabilities.ExecOptions{ThreadID: "t", RequestID: "host"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"stdout: via DOCKER_HOST"}, remotetest.Texts(res.Head))
 }

@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
+	"github.com/magenta-nvim/magenta/pkg/capabilities/posixremote"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/ripgrep"
 )
 
@@ -17,15 +18,17 @@ const NoSearcher = "grep is not available in this container (it has no rg)"
 // Searcher runs ripgrep inside the container (`docker exec rg --json`),
 // parsed by package ripgrep. It is safe for concurrent use.
 type Searcher struct {
-	files *FileIO
+	c     *container
+	files *posixremote.FileIO
 	name  string // for SearchResult.Searcher
 }
 
 var _ capabilities.Searcher = (*Searcher)(nil)
 
-// newSearcher returns the Searcher of c, whose rg reported version.
-func newSearcher(c *container, version string) *Searcher {
-	return &Searcher{files: newFileIO(c), name: fmt.Sprintf("rg %s (in container %s)", version, c.name)}
+// newSearcher returns the Searcher of c (files: its FileIO), whose rg
+// reported version.
+func newSearcher(c *container, files *posixremote.FileIO, version string) *Searcher {
+	return &Searcher{c: c, files: files, name: fmt.Sprintf("rg %s (in container %s)", version, c.name)}
 }
 
 // Search implements capabilities.Searcher.
@@ -42,7 +45,7 @@ func (s *Searcher) Search(ctx context.Context, req capabilities.SearchRequest) (
 	if timeout <= 0 {
 		timeout = ripgrep.DefaultTimeout
 	}
-	c := s.files.c
+	c := s.c
 	start := func(ctx context.Context, dir string, args []string) *exec.Cmd {
 		cmd := c.command(ctx, append([]string{"exec", "-w", dir, c.name, "rg"}, args...)...)
 		// Killing the client closes rg's output, which ends it in the

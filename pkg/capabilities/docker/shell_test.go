@@ -3,9 +3,6 @@ package docker
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -14,147 +11,17 @@ import (
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/docker/dockertest"
+	"github.com/magenta-nvim/magenta/pkg/capabilities/remotetest"
 )
 
-// deadline is how long a test waits for a condition.
-const deadline = 30 * time.Second
-
-func texts(lines []capabilities.OutputLine) []string {
-	out := make([]string, len(lines))
-	for i, l := range lines {
-		out[i] = l.Stream.String() + ": " + l.Text
-	}
-	return out
-}
-
-func TestShellOutputExitAndCwd(t *testing.T) {
-	t.Setenv("MAGENTA_HOST_ONLY", "secret")
-	env, _ := newEnv(t, "")
-	ctx := context.Background()
-	res, err := env.Shell.Execute(ctx, `echo out; echo err >&2; pwd; echo "pager=$PAGER host=${MAGENTA_HOST_ONLY-unset} bash=${BASH_VERSION:+yes}"; exit 3`,
-		capabilities.ExecOptions{ThreadID: "t", RequestID: "r1"})
-	require.NoError(t, err)
-	assert.Equal(t, 3, res.ExitCode)
-	assert.Empty(t, res.Signal)
-	// Two pipes: the order between them is not kept.
-	assert.ElementsMatch(t, []string{"stdout: out", "stderr: err", "stdout: /root", "stdout: pager=cat host=unset bash=yes"}, texts(res.Head))
-	// The log is on the host, where get_file reads it.
-	log, err := os.ReadFile(res.LogPath)
-	require.NoError(t, err)
-	assert.Contains(t, string(log), "pager=cat")
-
-	res, err = env.Shell.Execute(ctx, "pwd", capabilities.ExecOptions{ThreadID: "t", RequestID: "r2", Cwd: "/tmp"})
-	require.NoError(t, err)
-	assert.Equal(t, []string{"stdout: /tmp"}, texts(res.Head))
-	assert.Equal(t, 0, res.ExitCode)
-}
-
-// TestShellLargeOutput: the head and tail are kept, the rest only in the
-// host's log, as for a local command.
-func TestShellLargeOutput(t *testing.T) {
-	env, _ := newEnv(t, "")
-	res, err := env.Shell.Execute(context.Background(), "i=0; while [ $i -lt 5000 ]; do i=$((i+1)); echo line $i; done",
-		capabilities.ExecOptions{ThreadID: "t", RequestID: "big"})
-	require.NoError(t, err)
-	assert.Equal(t, 5000, res.TotalLines)
-	require.Len(t, res.Head, capabilities.ShellHeadLines)
-	require.Len(t, res.Tail, capabilities.ShellTailLines)
-	assert.Equal(t, "line 1", res.Head[0].Text)
-	assert.Equal(t, "line 5000", res.Tail[len(res.Tail)-1].Text)
-	log, err := os.ReadFile(res.LogPath)
-	require.NoError(t, err)
-	assert.Contains(t, string(log), "line 2500\n")
-}
-
-// liveProcesses lists the container's processes that are not zombies
-// (an orphan that PID 1 — here `sleep 3600` — never reaps stays a zombie
-// after it was killed), other than PID 1's own.
-func liveProcesses(t *testing.T, name string) []string {
-	var live []string
-	for _, line := range strings.Split(dockertest.Docker(t, "top", name, "-o", "pid,stat,args"), "\n")[1:] {
-		f := strings.Fields(line)
-		if len(f) < 3 || strings.HasPrefix(f[1], "Z") || strings.Join(f[2:], " ") == "sleep 3600" {
-			continue
-		}
-		live = append(live, strings.Join(f[2:], " "))
-	}
-	return live
-}
-
-// waitNoProcesses waits until nothing but PID 1 lives in the container.
-func waitNoProcesses(t *testing.T, name string) {
-	t.Helper()
-	var live []string
-	for end := time.Now().Add(deadline); time.Now().Before(end); {
-		if live = liveProcesses(t, name); len(live) == 0 {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("processes left in the container: %q", live)
-}
-
-// startedCancel returns options that cancel the command once it printed
-// "started", and the context to run it with.
-func startedCancel(t *testing.T) (context.Context, capabilities.ExecOptions) {
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	return ctx, capabilities.ExecOptions{ThreadID: "t", RequestID: "cancel", OnOutput: func(l capabilities.OutputLine) {
-		if l.Text == "started" {
-			cancel()
-		}
-	}}
-}
-
-// TestShellCancelEndsTheCommandInside: cancelling `sleep 60` returns
-// with SIGTERM reported and leaves nothing running in the container, the
-// process that left the group with setsid included.
-func TestShellCancelEndsTheCommandInside(t *testing.T) {
-	env, name := newEnv(t, "")
-	ctx, opts := startedCancel(t)
-	res, err := env.Shell.Execute(ctx, "setsid sleep 998 & echo started; sleep 60", opts)
-	require.NoError(t, err)
-	assert.True(t, res.Cancelled)
-	assert.Equal(t, -1, res.ExitCode)
-	assert.Equal(t, "SIGTERM", res.Signal)
-	waitNoProcesses(t, name)
-}
-
-func TestShellTimeout(t *testing.T) {
-	env, name := newEnv(t, "")
-	res, err := env.Shell.Execute(context.Background(), "sleep 60",
-		capabilities.ExecOptions{ThreadID: "t", RequestID: "timeout", Timeout: time.Second})
-	require.NoError(t, err)
-	assert.True(t, res.TimedOut)
-	assert.Equal(t, "SIGTERM", res.Signal)
-	waitNoProcesses(t, name)
-}
-
-// TestShellBackgroundJobEnds: a background process that left the group
-// does not outlive the command, which returns at once.
-func TestShellBackgroundJobEnds(t *testing.T) {
-	env, name := newEnv(t, "")
-	res, err := env.Shell.Execute(context.Background(), "setsid sleep 999 & echo started",
-		capabilities.ExecOptions{ThreadID: "t", RequestID: "bg"})
-	require.NoError(t, err)
-	assert.Equal(t, 0, res.ExitCode)
-	assert.Equal(t, []string{"stdout: started"}, texts(res.Head))
-	waitNoProcesses(t, name)
-}
-
-// TestShellExecInFlightEnds: each command exits while the process it
-// left is still between fork and exec (its environment reads empty then);
-// the sweep waits it out instead of missing it, as the one-pass sweep
-// did under load.
-func TestShellExecInFlightEnds(t *testing.T) {
-	env, name := newEnv(t, "")
-	for i := range 10 {
-		res, err := env.Shell.Execute(context.Background(), fmt.Sprintf("setsid sleep 99%d &", i),
-			capabilities.ExecOptions{ThreadID: "t", RequestID: fmt.Sprint("inflight", i)})
-		require.NoError(t, err)
-		require.Equal(t, 0, res.ExitCode)
-	}
-	waitNoProcesses(t, name)
+// TestShell runs the remote shell suite, each subtest in a container of
+// its own: output, the tree ended inside on cancel and timeout (setsid'd
+// children included), interactive commands on the container's terminal.
+func TestShell(t *testing.T) {
+	remotetest.Shell(t, func(t *testing.T) remotetest.Target {
+		env, name := newEnv(t, "")
+		return remotetest.Target{Env: env, Container: name}
+	})
 }
 
 // TestShellContainerStoppedMidCommand: the result is an error naming the
@@ -209,7 +76,7 @@ func TestShellWithoutBash(t *testing.T) {
 	res, err := env.Shell.Execute(context.Background(), `echo "bash=${BASH_VERSION:-none}"; exit 4`,
 		capabilities.ExecOptions{ThreadID: "t", RequestID: "sh"})
 	require.NoError(t, err)
-	assert.Equal(t, []string{"stdout: bash=none"}, texts(res.Head))
+	assert.Equal(t, []string{"stdout: bash=none"}, remotetest.Texts(res.Head))
 	assert.Equal(t, 4, res.ExitCode)
 }
 

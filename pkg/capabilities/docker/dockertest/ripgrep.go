@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/magenta-nvim/magenta/pkg/capabilities/remotetest"
 )
 
 // InstallRipgrep copies the host's rg into container as /usr/local/bin/rg.
@@ -17,7 +19,7 @@ func InstallRipgrep(t testing.TB, container string) {
 	t.Helper()
 	rg, err := exec.LookPath("rg")
 	if err != nil {
-		Unavailable(t, "no rg on the host to copy into the container")
+		remotetest.Unavailable(t, "docker", "no rg on the host to copy into the container")
 	}
 	Docker(t, "exec", container, "mkdir", "-p", "/opt/rg", "/usr/local/bin")
 	out, err := exec.Command("ldd", rg).CombinedOutput()
@@ -36,7 +38,7 @@ func InstallRipgrep(t testing.TB, container string) {
 		}
 	}
 	if loader == "" {
-		Unavailable(t, "the host's rg has no ld-linux loader in `ldd "+rg+"`")
+		remotetest.Unavailable(t, "docker", "the host's rg has no ld-linux loader in `ldd "+rg+"`")
 	}
 	wrapper := filepath.Join(t.TempDir(), "rg")
 	script := "#!/bin/sh\nexec " + loader + " --library-path /opt/rg /opt/rg/rg \"$@\"\n"

@@ -1,4 +1,4 @@
-package docker
+package posixremote
 
 import (
 	"bufio"
@@ -18,42 +18,52 @@ import (
 	"github.com/magenta-nvim/magenta/pkg/capabilities/pathlock"
 )
 
-// FileIO reads and writes files inside a container with `docker exec`
-// and sh (see the scripts). It is safe for concurrent use. Update holds a
-// per-path lock in this process: the container's files are expected to be
-// changed through this host only (a process inside the container writing
-// the same file at the same moment is not excluded).
+// FileIO reads and writes files on a Remote with the sh scripts of
+// scripts.go. It is safe for concurrent use. Update holds a per-path
+// lock in this process: the machine's files are expected to be changed
+// through this host only (another process there writing the same file
+// at the same moment is not excluded).
 type FileIO struct {
-	c     *container
+	m     *Remote
 	locks pathlock.Table
 }
 
 var _ capabilities.FileIO = (*FileIO)(nil)
 
-// newFileIO returns the FileIO of c.
-func newFileIO(c *container) *FileIO { return &FileIO{c: c} }
+// NewFileIO returns the FileIO of m.
+func NewFileIO(m *Remote) *FileIO { return &FileIO{m: m} }
 
 // fail turns a script's exit into an error naming path.
 func (f *FileIO) fail(path string, code int, stderr string) error {
 	switch code {
-	case codeNotExist:
+	case CodeNotExist:
 		return fmt.Errorf("%s: %w", path, capabilities.ErrNotExist)
-	case codeIsDir:
+	case CodeIsDir:
 		return fmt.Errorf("%s: %w", path, capabilities.ErrIsDirectory)
-	case codeNotRegular:
+	case CodeNotRegular:
 		return fmt.Errorf("%s: %w", path, capabilities.ErrNotRegular)
-	}
-	if err := f.c.refusal(stderr); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
 	}
 	if stderr == "" {
 		stderr = "exit status " + strconv.Itoa(code)
 	}
-	return fmt.Errorf("%s: in container %s: %s", path, f.c.name, stderr)
+	return fmt.Errorf("%s: %s: %s", path, f.m.Where, stderr)
+}
+
+// script is Remote.Run of a script on path ($1) and args; a failure or
+// a non-zero exit is an error naming path.
+func (f *FileIO) script(ctx context.Context, stdin io.Reader, script, path string, args ...string) ([]byte, error) {
+	out, code, stderr, err := f.m.Run(ctx, stdin, script, append([]string{path}, args...)...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if code != 0 {
+		return nil, f.fail(path, code, stderr)
+	}
+	return out, nil
 }
 
 // Open implements capabilities.FileIO: the content streams from `cat`
-// in the container; Close stops it.
+// on the machine; Close stops it.
 func (f *FileIO) Open(ctx context.Context, path string) (io.ReadCloser, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -62,18 +72,21 @@ func (f *FileIO) Open(ctx context.Context, path string) (io.ReadCloser, error) {
 	return r, err
 }
 
-// open starts readScript; with max >= 0 a larger file gives a nil reader
+// open starts ReadScript; with max >= 0 a larger file gives a nil reader
 // and its size.
 func (f *FileIO) open(ctx context.Context, path string, max int64) (*stream, int64, error) {
-	cmd := f.c.command(ctx, "exec", f.c.name, "sh", "-c", readScript, "sh", path, strconv.FormatInt(max, 10))
+	cmd, err := f.m.Command(ctx, false, ReadScript, path, strconv.FormatInt(max, 10))
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", path, err)
+	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, 0, err
 	}
-	s := &stream{cmd: cmd, stderr: &bytes.Buffer{}}
+	s := &stream{m: f.m, cmd: cmd, stderr: &bytes.Buffer{}}
 	cmd.Stderr = s.stderr
 	if err := cmd.Start(); err != nil {
-		return nil, 0, fmt.Errorf("%s: docker exec: %w", path, err)
+		return nil, 0, fmt.Errorf("%s: %s: %w", path, f.m.Program, err)
 	}
 	s.r = bufio.NewReaderSize(stdout, 64<<10)
 	head, rerr := s.r.ReadString('\n')
@@ -86,22 +99,27 @@ func (f *FileIO) open(ctx context.Context, path string, max int64) (*stream, int
 	case ctx.Err() != nil:
 		return nil, 0, fmt.Errorf("%s: %w", path, ctx.Err())
 	case cmd.ProcessState == nil:
-		return nil, 0, fmt.Errorf("%s: docker exec: %w", path, errors.Join(rerr, werr))
+		return nil, 0, fmt.Errorf("%s: %s: %w", path, f.m.Program, errors.Join(rerr, werr))
 	}
 	code := cmd.ProcessState.ExitCode()
-	if code == codeTooLarge {
+	stderr := strings.TrimSpace(s.stderr.String())
+	if ferr := f.m.Failure(ctx, code, stderr, werr); code != 0 && ferr != nil {
+		return nil, 0, fmt.Errorf("%s: %w", path, ferr)
+	}
+	if code == CodeTooLarge {
 		size, perr := strconv.ParseInt(strings.TrimSpace(head), 10, 64)
 		if perr == nil {
 			return nil, size, nil
 		}
 	}
-	return nil, 0, f.fail(path, code, strings.TrimSpace(s.stderr.String()))
+	return nil, 0, f.fail(path, code, stderr)
 }
 
 // stream is the content of one file being read; at EOF it reports a
-// failure of cat (an I/O error in the container) instead of a short read
-// passing as the whole file.
+// failure of cat (an I/O error there) or of the transport instead of a
+// short read passing as the whole file.
 type stream struct {
+	m      *Remote
 	cmd    *exec.Cmd
 	r      *bufio.Reader
 	stderr *bytes.Buffer
@@ -115,7 +133,7 @@ type stream struct {
 func (s *stream) Read(p []byte) (int, error) {
 	if s.done {
 		if s.end == nil {
-			return 0, errors.New("reading in the container: the reader is closed")
+			return 0, fmt.Errorf("%s: the reader is closed", s.m.Reading)
 		}
 		return 0, s.end
 	}
@@ -124,7 +142,13 @@ func (s *stream) Read(p []byte) (int, error) {
 		s.done = true
 		s.end = io.EOF
 		if werr := s.cmd.Wait(); werr != nil {
-			s.end = fmt.Errorf("reading in the container: %v: %s", werr, strings.TrimSpace(s.stderr.String()))
+			stderr := strings.TrimSpace(s.stderr.String())
+			s.end = fmt.Errorf("%s: %v: %s", s.m.Reading, werr, stderr)
+			if st := s.cmd.ProcessState; st != nil && st.ExitCode() > 0 {
+				if ferr := s.m.Failure(context.Background(), st.ExitCode(), stderr, werr); ferr != nil {
+					s.end = fmt.Errorf("%s: %w", s.m.Reading, ferr)
+				}
+			}
 		}
 		return n, s.end
 	}
@@ -167,9 +191,8 @@ func (f *FileIO) read(ctx context.Context, path string, max int64) ([]byte, erro
 	return data, nil
 }
 
-// WriteFile implements capabilities.FileIO; it waits for an Update of
-// the same path to finish.
-func (f *FileIO) WriteFile(ctx context.Context, path string, data []byte) error {
+// locked runs fn under path's lock, unless ctx has ended.
+func (f *FileIO) locked(ctx context.Context, path string, fn func() error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -178,43 +201,36 @@ func (f *FileIO) WriteFile(ctx context.Context, path string, data []byte) error 
 		return err
 	}
 	defer unlock()
-	return f.write(ctx, path, data)
+	return fn()
+}
+
+// WriteFile implements capabilities.FileIO; it waits for an Update of
+// the same path to finish.
+func (f *FileIO) WriteFile(ctx context.Context, path string, data []byte) error {
+	return f.locked(ctx, path, func() error { return f.write(ctx, path, data) })
 }
 
 func (f *FileIO) write(ctx context.Context, path string, data []byte) error {
 	var suffix [8]byte
 	_, _ = rand.Read(suffix[:])
-	_, code, stderr, err := f.c.script(ctx, bytes.NewReader(data), writeScript,
-		path, strconv.Itoa(len(data)), hex.EncodeToString(suffix[:]))
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if code != 0 {
-		return f.fail(path, code, stderr)
-	}
-	return nil
+	_, err := f.script(ctx, bytes.NewReader(data), WriteScript, path, strconv.Itoa(len(data)), hex.EncodeToString(suffix[:]))
+	return err
 }
 
 // Update implements capabilities.FileIO: read, change and write under
 // the path's lock.
 func (f *FileIO) Update(ctx context.Context, path string, maxBytes int64, change func(old []byte) ([]byte, error)) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	unlock, err := f.locks.Lock(ctx, path)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	old, err := f.read(ctx, path, max(maxBytes, 0))
-	if err != nil {
-		return err
-	}
-	data, err := change(old)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return f.write(ctx, path, data)
+	return f.locked(ctx, path, func() error {
+		old, err := f.read(ctx, path, max(maxBytes, 0))
+		if err != nil {
+			return err
+		}
+		data, err := change(old)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		return f.write(ctx, path, data)
+	})
 }
 
 // Stat implements capabilities.FileIO. ModTime has the resolution of
@@ -223,12 +239,9 @@ func (f *FileIO) Stat(ctx context.Context, path string) (capabilities.FileInfo, 
 	if err := ctx.Err(); err != nil {
 		return capabilities.FileInfo{}, err
 	}
-	out, code, stderr, err := f.c.script(ctx, nil, statScript, path)
+	out, err := f.script(ctx, nil, StatScript, path)
 	if err != nil {
-		return capabilities.FileInfo{}, fmt.Errorf("%s: %w", path, err)
-	}
-	if code != 0 {
-		return capabilities.FileInfo{}, f.fail(path, code, stderr)
+		return capabilities.FileInfo{}, err
 	}
 	fields := strings.Fields(string(out))
 	if len(fields) != 3 {
@@ -247,16 +260,11 @@ func (f *FileIO) Exists(ctx context.Context, path string) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
-	_, code, stderr, err := f.c.script(ctx, nil, existsScript, path)
-	switch {
-	case err != nil:
-		return false, fmt.Errorf("%s: %w", path, err)
-	case code == 0:
-		return true, nil
-	case code == codeNotExist:
+	_, err := f.script(ctx, nil, ExistsScript, path)
+	if errors.Is(err, capabilities.ErrNotExist) {
 		return false, nil
 	}
-	return false, f.fail(path, code, stderr)
+	return err == nil, err
 }
 
 // MkdirAll implements capabilities.FileIO.
@@ -264,12 +272,6 @@ func (f *FileIO) MkdirAll(ctx context.Context, path string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	_, code, stderr, err := f.c.script(ctx, nil, mkdirScript, path)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if code != 0 {
-		return f.fail(path, code, stderr)
-	}
-	return nil
+	_, err := f.script(ctx, nil, MkdirScript, path)
+	return err
 }
