@@ -48,13 +48,27 @@ M.subcommands = {
     elseif kind == "local" then
       host().notify(protocol.events.new_thread, { type = "local" })
     elseif kind == "docker" then
-      if not args[2] then
-        vim.notify("magenta: :Magenta new-thread docker {container} [{cwd}]", vim.log.levels.ERROR)
+      -- docker [--context {name}] {container} [{cwd}]
+      local context, rest = "", vim.list_slice(args, 2)
+      if rest[1] == "--context" then
+        context, rest = rest[2], vim.list_slice(rest, 3)
+      end
+      if not context or not rest[1] then
+        vim.notify("magenta: :Magenta new-thread docker [--context {name}] {container} [{cwd}]", vim.log.levels.ERROR)
         return
       end
-      host().notify(protocol.events.new_thread, { type = "docker", container = args[2], cwd = args[3] or "" })
+      host().notify(
+        protocol.events.new_thread,
+        { type = "docker", context = context, container = rest[1], cwd = rest[2] or "" }
+      )
+    elseif kind == "ssh" then
+      if not args[2] then
+        vim.notify("magenta: :Magenta new-thread ssh {host} [{dir}]", vim.log.levels.ERROR)
+        return
+      end
+      host().notify(protocol.events.new_thread, { type = "ssh", host = args[2], cwd = args[3] or "" })
     else
-      vim.notify(string.format("magenta: unknown environment %q; use local or docker", kind), vim.log.levels.ERROR)
+      vim.notify(string.format("magenta: unknown environment %q; use local, docker or ssh", kind), vim.log.levels.ERROR)
       return
     end
     sidebar().open()
@@ -322,11 +336,28 @@ function M.complete(arglead, cmdline)
   elseif #words > 2 and words[2] == "context-files" then
     return vim.fn.getcompletion(arglead, "file")
   elseif #words == 3 and words[2] == "new-thread" then
-    candidates = { "local", "docker" }
-  elseif #words == 4 and words[2] == "new-thread" and words[3] == "docker" then
-    -- Running containers, from a running host (completion starts none).
+    candidates = { "local", "docker", "ssh" }
+  elseif #words >= 4 and #words <= 6 and words[2] == "new-thread" and words[3] == "docker" then
+    -- Running containers (of the context after --context) and context
+    -- names, from a running host (completion starts none).
     local h = require("magenta.host")
-    candidates = h.running() and h.request(protocol.requests.containers) or {}
+    local function ask(name, payload)
+      return h.running() and h.request(name, payload) or {}
+    end
+    if #words == 4 then
+      candidates = ask(protocol.requests.containers)
+      table.insert(candidates, "--context")
+    elseif words[4] ~= "--context" then
+      return {}
+    elseif #words == 5 then
+      candidates = ask(protocol.requests.docker_contexts)
+    else
+      candidates = ask(protocol.requests.containers, { context = words[5] })
+    end
+  elseif #words == 4 and words[2] == "new-thread" and words[3] == "ssh" then
+    -- The Host aliases of ~/.ssh/config, from a running host.
+    local h = require("magenta.host")
+    candidates = h.running() and h.request(protocol.requests.ssh_hosts) or {}
   elseif #words == 3 and (words[2] == "thread" or words[2] == "delete-thread") then
     -- Only a running host has threads; completion never starts one.
     local h = require("magenta.host")

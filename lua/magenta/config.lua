@@ -113,8 +113,10 @@ M.defaults = {
   -- sidebar, again when they change). false: never read them.
   hooksProjectFile = true,
   systemPrompt = nil,
-  -- Where new threads work: { type = "local" }, or { type = "docker",
-  -- container = "dev", cwd = "/work" } (see :help magenta-docker).
+  -- Where new threads work: { type = "local" }, { type = "docker",
+  -- container = "dev", cwd = "/work" } (context = "name": a Docker context's
+  -- engine; see :help magenta-docker), or { type = "ssh", host = "devbox",
+  -- cwd = "/home/me/src" } (see :help magenta-ssh).
   environment = { type = "local" },
   -- Saved threads: stdpath("data")/magenta/threads/<workspace>/ (see
   -- :help magenta-threads).
@@ -281,6 +283,8 @@ function M.for_host()
     hooks = (o.hooks and next(o.hooks)) and o.hooks or nil,
     hooksProjectFile = o.hooksProjectFile,
     environment = o.environment,
+    -- Omitted when empty: an empty Lua table would encode as [].
+    environments = (o.environments and next(o.environments)) and o.environments or nil,
     threads = o.threads,
     checkpoints = o.checkpoints and {
       enabled = o.checkpoints.enabled,

@@ -42,6 +42,7 @@ M.requests = {
   approvals = "approvals",
   check_paths = "check_paths",
   containers = "containers",
+  docker_contexts = "docker_contexts",
   docker_version = "docker_version",
   git_diff = "git_diff",
   hooks = "hooks",
@@ -55,6 +56,7 @@ M.requests = {
   rg = "rg",
   sandbox = "sandbox",
   slash_commands = "slash_commands",
+  ssh_hosts = "ssh_hosts",
   thread_ids = "thread_ids",
   version = "version",
 }

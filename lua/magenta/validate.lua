@@ -128,8 +128,10 @@ local schema = {
   hooks = { map = { list = hook_group_schema } },
   hooksProjectFile = "boolean",
   environment = {
-    type = { enum = { "local", "docker" } },
+    type = { enum = { "local", "docker", "ssh" } },
     container = "string",
+    context = "string",
+    host = "string",
     cwd = "string",
   },
   threads = { persist = "boolean", maxAge = "number" },
@@ -150,6 +152,10 @@ local schema = {
   logLevel = { enum = { "debug", "info", "warn", "error" } },
   host = { binary = "string", logFile = "string", requestTimeout = "number" },
 }
+-- Named environments spawn_subagents may send a sub-agent to without
+-- asking (:help magenta-options-environments): each entry is checked as the
+-- environment option is.
+schema.environments = { map = schema.environment }
 
 -- The edit distance between a and b: insertions, deletions,
 -- substitutions and swaps of two neighbours (sned for send) cost one;

@@ -11,9 +11,14 @@ import (
 	"github.com/magenta-nvim/magenta/pkg/threadstore"
 )
 
-// OpenEnvFunc makes the environment a saved thread worked in (a Docker
-// container) off the app goroutine, and calls done with it, or with the
-// error that says why it cannot be made.
+// OpenEnvFunc makes the environment a saved thread worked in — a Docker
+// container (on its context's engine), an SSH host — off the app
+// goroutine, and calls done with it and its system prompt, or with the
+// error that says why it cannot be made. It makes only remote
+// environments: a "local" cfg is the caller's own environment (the
+// app's Deps.Env), which it already has; given one, done gets an error
+// saying so. Sub-agents' environments can be made through it from a
+// threadstore.Env too.
 type OpenEnvFunc func(cfg threadstore.Env, done func(env *capabilities.Environment, systemPrompt string, err error))
 
 // StatusSaved is the status of a saved thread that is not open.
@@ -130,8 +135,9 @@ func titleOr(title string) string {
 }
 
 // openSaved opens a saved thread: for writing when no other editor has
-// it, else read-only. A Docker thread's container is asked for first;
-// when it is gone, the thread opens in the local workspace and says so.
+// it, else read-only. A Docker thread's container or an SSH thread's
+// host is asked for first; when it cannot be used, the thread opens in
+// the local workspace and says so.
 func (a *App) openSaved(id string) {
 	if a.opening[id] {
 		return
@@ -147,13 +153,13 @@ func (a *App) openSaved(id string) {
 		a.deps.Screen.Notify("magenta: cannot open the thread: "+err.Error(), LevelError)
 		return
 	}
-	if cfg := saved.Header.Env; cfg.Type == "docker" && a.deps.OpenEnv != nil {
+	if cfg := saved.Header.Env; cfg.Type != "" && cfg.Type != "local" && a.deps.OpenEnv != nil {
 		a.opening[id] = true
 		a.deps.OpenEnv(cfg, func(env *capabilities.Environment, prompt string, err error) {
 			note := ""
 			if err != nil {
 				env, prompt = a.deps.Env, a.deps.SystemPrompt
-				note = fmt.Sprintf("The container %s of this thread cannot be used (%v). The thread goes on in the local workspace: its commands now run here, not in the container. Start a new Docker thread with :Magenta new-thread docker <container> to work in a container again.", cfg.Container, err)
+				note = unusableEnvNote(cfg, err)
 			}
 			select {
 			case a.inbox <- func() {
@@ -169,6 +175,23 @@ func (a *App) openSaved(id string) {
 		return
 	}
 	a.restore(saved, w, readOnly, a.deps.Env, a.deps.SystemPrompt, "")
+}
+
+// unusableEnvNote tells the user, in a reopened thread, that the
+// environment it worked in cannot be made now and that it goes on
+// locally.
+func unusableEnvNote(cfg threadstore.Env, err error) string {
+	switch cfg.Type {
+	case "docker":
+		container := cfg.Container
+		if cfg.Context != "" {
+			container = fmt.Sprintf("%s (Docker context %s)", cfg.Container, cfg.Context)
+		}
+		return fmt.Sprintf("The container %s of this thread cannot be used (%v). The thread goes on in the local workspace: its commands now run here, not in the container. Start a new Docker thread with :Magenta new-thread docker <container> to work in a container again.", container, err)
+	case "ssh":
+		return fmt.Sprintf("The host %s of this thread cannot be used (%v). The thread goes on in the local workspace: its commands now run here, not on %s. Start a new SSH thread with :Magenta new-thread ssh <host> [dir] to work there again.", cfg.Host, err, cfg.Host)
+	}
+	return fmt.Sprintf("The %s environment of this thread cannot be used (%v). The thread goes on in the local workspace: its commands now run here.", cfg.Type, err)
 }
 
 // restore starts a saved thread and shows it.

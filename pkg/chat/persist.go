@@ -226,13 +226,23 @@ func (t *Thread) listParent() string {
 	return t.log.savedParent
 }
 
-// envConfig is the saved form of where a thread works; a local thread
-// works in the store's workspace.
+// envConfig is the saved form of where a thread works, read from the
+// name the environment gives itself: "docker:<container>",
+// "docker:<context>/<container>" (neither name can hold a "/"),
+// "ssh:<host>". A local thread works in the store's workspace.
 func envConfig(env *capabilities.Environment) threadstore.Env {
-	if env != nil {
-		if container, ok := strings.CutPrefix(env.Name, "docker:"); ok {
-			return threadstore.Env{Type: "docker", Container: container, Cwd: env.Cwd}
+	if env == nil {
+		return threadstore.Env{Type: "local"}
+	}
+	if name, ok := strings.CutPrefix(env.Name, "docker:"); ok {
+		dockerContext, container, found := strings.Cut(name, "/")
+		if !found {
+			dockerContext, container = "", name
 		}
+		return threadstore.Env{Type: "docker", Context: dockerContext, Container: container, Cwd: env.Cwd}
+	}
+	if host, ok := strings.CutPrefix(env.Name, "ssh:"); ok {
+		return threadstore.Env{Type: "ssh", Host: host, Cwd: env.Cwd}
 	}
 	return threadstore.Env{Type: "local"}
 }

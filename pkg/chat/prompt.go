@@ -19,6 +19,14 @@ const (
 		"The working directory is %s inside the container (relative paths start there)%s.\n" +
 		"The user's editor (Neovim) runs outside the container: the paths you see and name are the container's, and the user's machine may not have them.\n"
 	promptDockerHome = "; its home directory is %s"
+	// A container on the engine of a named Docker context.
+	promptDockerContext = "The container runs on the engine of the Docker context %q, which may be another machine.\n"
+	// An ssh thread: as for a container, the model must know whose files
+	// and commands it has.
+	promptSSH = "You work on the machine %q, reached over SSH: your commands run there, and your file tools read and write its files, not the user's machine.\n" +
+		"The working directory is %s on that machine (relative paths start there)%s.\n" +
+		"The user's editor (Neovim) runs on their own machine: the paths you see and name are the remote machine's, and the user's machine may not have them.\n"
+	promptSSHHome = "; the home directory there is %s"
 )
 
 // SystemPrompt is magenta's own system prompt for a thread working in
@@ -38,19 +46,31 @@ func SystemPrompt(env *capabilities.Environment, extra string) string {
 	return b.String()
 }
 
-// whereYouWork describes env to the model: the local workspace, or the
-// container (by the name the environment gives itself, "docker:<name>",
-// the convention the saved threads use too) and its working directory.
+// whereYouWork describes env to the model: the local workspace, the
+// container or the SSH host (read from the name the environment gives
+// itself, the convention the saved threads use too: envConfig) and its
+// working directory.
 func whereYouWork(env *capabilities.Environment) string {
 	if env == nil {
 		return ""
 	}
-	if container, ok := strings.CutPrefix(env.Name, "docker:"); ok {
+	switch cfg := envConfig(env); cfg.Type {
+	case "docker":
 		home := ""
 		if env.Home != "" {
 			home = fmt.Sprintf(promptDockerHome, env.Home)
 		}
-		return fmt.Sprintf(promptDocker, container, env.Cwd, home)
+		s := fmt.Sprintf(promptDocker, cfg.Container, env.Cwd, home)
+		if cfg.Context != "" {
+			s += fmt.Sprintf(promptDockerContext, cfg.Context)
+		}
+		return s
+	case "ssh":
+		home := ""
+		if env.Home != "" {
+			home = fmt.Sprintf(promptSSHHome, env.Home)
+		}
+		return fmt.Sprintf(promptSSH, cfg.Host, env.Cwd, home)
 	}
 	return fmt.Sprintf(promptLocal, env.Cwd, runtime.GOOS)
 }

@@ -35,6 +35,9 @@ type subagent struct {
 	agentType string
 	prompt    string
 	toolUseID string // the parent's spawn call
+	// envLabel names the environment it works in when it is not its
+	// parent's ("" when it is).
+	envLabel string
 	// ticket is its place in the parent's queue, taken in spawn order.
 	ticket *ticket
 
@@ -147,11 +150,41 @@ func (t *Thread) Spawn(ctx context.Context, reqs []tools.SpawnRequest) ([]string
 	}
 	full := make([]spawnRequest, len(reqs))
 	for i, r := range reqs {
-		full[i] = spawnRequest{SpawnRequest: r, task: t.subagentTask(ctx, r), file: lookupFileAgent(ctx, t.deps.Prompts, r.AgentType)}
+		full[i] = spawnRequest{SpawnRequest: r, file: lookupFileAgent(ctx, t.deps.Prompts, r.AgentType)}
+	}
+	// Everything is checked before the user is asked anything or an
+	// environment is made.
+	var places []*place
+	if err := app.onApp(func() error {
+		var err error
+		if _, err = app.checkSpawn(t, full); err == nil {
+			places, err = app.resolvePlaces(full)
+		}
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	made, err := t.preparePlaces(ctx, places)
+	if err != nil {
+		return nil, fmt.Errorf("stopped before the sub-agents started: %w", err)
+	}
+	for i, r := range reqs {
+		full[i].placed = made[i]
+		if made[i].notStarted != "" {
+			continue
+		}
+		env := t.deps.Env
+		if made[i].env != nil {
+			env = made[i].env
+		}
+		full[i].task = subagentTask(ctx, env, r)
 	}
 	call := capabilities.CallFrom(ctx)
 	subs, err := app.spawn(t, call.RequestID, full)
 	if err != nil {
+		for _, r := range full {
+			r.owned.close()
+		}
 		return nil, err
 	}
 	t.enqueue(msgWatch{toolUseID: call.RequestID, subs: subs, spawned: true})
@@ -163,20 +196,22 @@ func (t *Thread) Spawn(ctx context.Context, reqs []tools.SpawnRequest) ([]string
 }
 
 // subagentTask is a sub-agent's first message: the prompt after its
-// context files, read here through the thread's own (guarded) FileIO
-// under the spawn call's context, so a file that needs approval asks in
-// the spawn call. The model chose these files; the user did not.
-func (t *Thread) subagentTask(ctx context.Context, r tools.SpawnRequest) string {
-	if len(r.ContextFiles) == 0 || t.deps.Env == nil || t.deps.Env.Files == nil {
+// context files, read here through the FileIO of the environment the
+// sub-agent works in (the parent's, guarded as it is, or the one made
+// for it elsewhere) under the spawn call's context, so a file that needs
+// approval asks in the spawn call. The model chose these files; the user
+// did not.
+func subagentTask(ctx context.Context, env *capabilities.Environment, r tools.SpawnRequest) string {
+	if len(r.ContextFiles) == 0 || env == nil || env.Files == nil {
 		return r.Prompt
 	}
 	var b strings.Builder
 	for _, p := range r.ContextFiles {
 		path := p
 		if !filepath.IsAbs(path) {
-			path = filepath.Join(t.deps.Env.Cwd, path)
+			path = filepath.Join(env.Cwd, path)
 		}
-		block, _, _ := contextBlock(ctx, t.deps.Env.Files, contextFile{path: filepath.Clean(path), rel: p})
+		block, _, _ := contextBlock(ctx, env.Files, contextFile{path: filepath.Clean(path), rel: p})
 		b.WriteString(block)
 		b.WriteString("\n\n")
 	}
@@ -458,7 +493,7 @@ func (t *Thread) subagentLine(s *subagent) view.SubagentLine {
 	if label == "" {
 		label = view.SubagentLabel(s.prompt)
 	}
-	line := view.SubagentLine{ID: s.thread.ID, Type: s.agentType, Label: label, State: st.state}
+	line := view.SubagentLine{ID: s.thread.ID, Type: s.agentType, Label: label, Env: s.envLabel, State: st.state}
 	if !st.started.IsZero() {
 		end := st.ended
 		if end.IsZero() {
@@ -494,7 +529,7 @@ func sameSubagentLines(a, b []view.SubagentLine) bool {
 	}
 	for i := range a {
 		x, y := a[i], b[i]
-		if x.ID != y.ID || x.Type != y.Type || x.Label != y.Label || x.State != y.State || x.Detail != y.Detail || !sameApproval(x.Approval, y.Approval) {
+		if x.ID != y.ID || x.Type != y.Type || x.Label != y.Label || x.Env != y.Env || x.State != y.State || x.Detail != y.Detail || !sameApproval(x.Approval, y.Approval) {
 			return false
 		}
 	}

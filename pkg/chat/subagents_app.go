@@ -90,10 +90,11 @@ func newAppAgents(opts config.Options, base *tools.Registry, lib *prompts.Librar
 	for name := range types {
 		files.taken[name] = true
 	}
-	spawn := tools.SpawnSubagents(described, s.Concurrency())
+	spawnConfig := tools.SpawnConfig{Types: described, Environments: spawnEnvironments(opts), MaxConcurrent: s.Concurrency()}
 	if lib != nil {
-		spawn = tools.SpawnSubagentsWith(described, files.described, s.Concurrency())
+		spawnConfig.More = files.described
 	}
+	spawn := tools.NewSpawnSubagents(spawnConfig)
 	return appAgents{
 		types: types, maxDepth: s.MaxDepth, limit: s.Concurrency(), files: files,
 		topTools: base.With(spawn, tools.WaitForSubagents()),
@@ -155,39 +156,47 @@ type spawnRequest struct {
 	// file is the agent file of the requested type, looked up on the
 	// tool's goroutine (nil: none); a built-in or setup() type wins.
 	file *prompts.Agent
+	// placed is the environment made for it when it works elsewhere
+	// (subagents_env.go).
+	placed
+}
+
+// onApp runs f on the app goroutine and returns its error. It waits for
+// the app even when the calling tool is aborted meanwhile, but not once
+// the app is closing: Close waits for the threads' tool goroutines, and
+// the app would never answer.
+func (a *App) onApp(f func() error) error {
+	ch := make(chan error, 1)
+	closing := errors.New("magenta is shutting down")
+	select {
+	case a.inbox <- func() { ch <- f() }:
+	case <-a.ctx.Done():
+		return closing
+	}
+	select {
+	case err := <-ch:
+		return err
+	case <-a.ctx.Done():
+		return closing
+	}
 }
 
 // spawn creates parent's sub-agents on the app goroutine and returns
-// them, queued for their first message. It waits for the app even when
-// the spawn call is aborted meanwhile (the parent then aborts the
-// sub-agents it learns about), but not once the app is closing: Close
-// waits for the parent's tool goroutines, and the app would never answer.
+// them, queued for their first message (onApp says how it waits).
 func (a *App) spawn(parent *Thread, toolUseID string, reqs []spawnRequest) ([]*subagent, error) {
-	type reply struct {
-		subs []*subagent
-		err  error
-	}
-	ch := make(chan reply, 1)
-	closing := errors.New("magenta is shutting down")
-	select {
-	case a.inbox <- func() {
-		subs, err := a.createSubagents(parent, toolUseID, reqs)
-		ch <- reply{subs, err}
-	}:
-	case <-a.ctx.Done():
-		return nil, closing
-	}
-	select {
-	case r := <-ch:
-		return r.subs, r.err
-	case <-a.ctx.Done():
-		return nil, closing
-	}
+	var subs []*subagent
+	err := a.onApp(func() error {
+		var err error
+		subs, err = a.createSubagents(parent, toolUseID, reqs)
+		return err
+	})
+	return subs, err
 }
 
-func (a *App) createSubagents(parent *Thread, toolUseID string, reqs []spawnRequest) ([]*subagent, error) {
-	depth := parent.agents.depth
-	if depth >= a.agents.maxDepth {
+// checkSpawn checks that parent may spawn reqs (the depth limit, the
+// types) and returns their types.
+func (a *App) checkSpawn(parent *Thread, reqs []spawnRequest) ([]agentType, error) {
+	if depth := parent.agents.depth; depth >= a.agents.maxDepth {
 		return nil, fmt.Errorf("sub-agents may not spawn sub-agents here (subagents.maxDepth is %d)", a.agents.maxDepth)
 	}
 	typs := make([]agentType, len(reqs))
@@ -205,6 +214,15 @@ func (a *App) createSubagents(parent *Thread, toolUseID string, reqs []spawnRequ
 		}
 		typs[i] = typ
 	}
+	return typs, nil
+}
+
+func (a *App) createSubagents(parent *Thread, toolUseID string, reqs []spawnRequest) ([]*subagent, error) {
+	typs, err := a.checkSpawn(parent, reqs)
+	if err != nil {
+		return nil, err
+	}
+	depth := parent.agents.depth
 	profile := a.profileOf(parent.ID)
 	subs := make([]*subagent, 0, len(reqs))
 	for i, r := range reqs {
@@ -215,23 +233,43 @@ func (a *App) createSubagents(parent *Thread, toolUseID string, reqs []spawnRequ
 				p = named
 			}
 		}
-		rec := &subagent{parent: parent, agentType: typ.name, prompt: r.Prompt, toolUseID: toolUseID, done: make(chan struct{}),
-			ticket: parent.agents.limiter.take()}
+		rec := &subagent{parent: parent, agentType: typ.name, prompt: r.Prompt, toolUseID: toolUseID, done: make(chan struct{}), envLabel: r.label}
 		rec.status.state = subagentQueued
+		if r.notStarted == "" {
+			rec.ticket = parent.agents.limiter.take()
+		}
 		d := parent.deps
 		d.Tools = typ.registryFor(parent.deps.Tools)
-		d.Env = envAtDepth(parent.deps.Env, depth+1, a.agents.maxDepth)
-		d.SystemPrompt = parent.agents.basePrompt + subagentPrompt + typ.prompt
-		d.agents = agentDeps{app: a, self: rec, depth: depth + 1, limit: a.agents.limit, basePrompt: parent.agents.basePrompt}
+		env, base := parent.deps.Env, parent.agents.basePrompt
+		switch {
+		case r.notStarted != "":
+			env = notStartedEnv(r.label, r.notStarted)
+		case r.env != nil:
+			env, base = r.env, r.prompt
+		}
+		d.Env = subagentEnv(env, r.label, depth+1, a.agents.maxDepth)
+		d.SystemPrompt = base + subagentPrompt + typ.prompt
+		d.agents = agentDeps{app: a, self: rec, depth: depth + 1, limit: a.agents.limit, basePrompt: base}
 		t, err := NewThread(a.ctx, p, d)
 		if err != nil {
 			parent.agents.limiter.giveBack(rec.ticket)
 			abortAll(subs)
-			return nil, err
+			return nil, err // the spawn closes the environments made
 		}
 		rec.thread = t
 		a.register(t)
-		t.enqueue(msgLaunch{task: r.task})
+		if own := r.owned; own != nil {
+			// The environment made for it lives as long as its thread.
+			go func() {
+				<-t.done
+				own.close()
+			}()
+		}
+		if r.notStarted != "" {
+			t.enqueue(msgNotStarted{why: r.notStarted})
+		} else {
+			t.enqueue(msgLaunch{task: r.task})
+		}
 		subs = append(subs, rec)
 	}
 	return subs, nil

@@ -162,6 +162,9 @@ type Options struct {
 	Sandbox  Sandbox   `json:"sandbox,omitempty"`
 	// Environment is where new threads work by default.
 	Environment Environment `json:"environment,omitempty"`
+	// Environments are named environments spawn_subagents may send a
+	// sub-agent to without asking (environments.go).
+	Environments map[string]Environment `json:"environments,omitempty"`
 	// Subagents configures sub-agents (spawn_subagents).
 	Subagents Subagents `json:"subagents,omitempty"`
 	// MCPServers are the Model Context Protocol servers by name.
@@ -286,6 +289,9 @@ func (o Options) Validate() error {
 		}
 	}
 	if err := o.Environment.validate(); err != nil {
+		return err
+	}
+	if err := o.validateEnvironments(); err != nil {
 		return err
 	}
 	if err := o.Sandbox.validate(); err != nil {

@@ -51,7 +51,13 @@ func HooksPath(workspace string) string {
 	if err != nil {
 		return ""
 	}
-	hp := hooksPathIn(text)
+	return HooksPathIn(workspace, text)
+}
+
+// HooksPathIn is HooksPath with the text of workspace's .git/config
+// read by the caller (from another machine, for an ssh thread).
+func HooksPathIn(workspace string, config []byte) string {
+	hp := hooksPathIn(config)
 	if hp == "" || strings.HasPrefix(hp, "~") {
 		return ""
 	}

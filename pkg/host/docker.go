@@ -25,7 +25,10 @@ const dockerSetupTimeout = 20 * time.Second
 // container: files, commands and search run inside it, ungated (the
 // container is the boundary); web_fetch runs on the host, behind its
 // usual decorator; logs stay on the host, where get_file cannot read
-// them (the log is named in the result for the user).
+// them (the log is named in the result for the user). A container of a
+// named Docker context is called "docker:<context>/<container>" (neither
+// name can hold a "/"): the thread list and the header show the context,
+// and the saved thread keeps it (chat's envConfig reads it back).
 func (h *Host) dockerEnvironment(ctx context.Context, opts config.Options, cfg docker.Config) (*capabilities.Environment, error) {
 	ctx, cancel := context.WithTimeout(ctx, dockerSetupTimeout)
 	defer cancel()
@@ -35,6 +38,9 @@ func (h *Host) dockerEnvironment(ctx context.Context, opts config.Options, cfg d
 	})
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Context != "" {
+		env.Name = "docker:" + cfg.Context + "/" + cfg.Container
 	}
 	env.Fetcher = guard.NewFetcher(httpfetch.New(httpfetch.Options{}), h.broker, h.remembered, httpfetch.IsPrivate)
 	env.WebSearcher = localenv.WebSearcher(opts, h.broker, h.remembered, h.warnOnce)
@@ -52,12 +58,12 @@ func (h *Host) dockerEnvironment(ctx context.Context, opts config.Options, cfg d
 // newDockerThread makes a thread in a container, off the event
 // goroutine (docker calls take a moment). Nothing is made when the
 // container cannot be used; the message says why.
-func (h *Host) newDockerThread(app *chat.App, opts config.Options, container, cwd string) {
+func (h *Host) newDockerThread(app *chat.App, opts config.Options, cfg docker.Config) {
 	go func() {
 		defer h.recoverTo("new docker thread")
-		env, err := h.dockerEnvironment(h.ctx, opts, docker.Config{Container: container, Cwd: cwd})
+		env, err := h.dockerEnvironment(h.ctx, opts, cfg)
 		if err != nil {
-			slog.Warn("docker thread", "container", container, "err", err)
+			slog.Warn("docker thread", "container", cfg.Container, "context", cfg.Context, "err", err)
 			h.renderer.Notify("magenta: no thread made: "+err.Error(), chat.LevelError)
 			return
 		}

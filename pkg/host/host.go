@@ -56,6 +56,11 @@ type Options struct {
 	// the background (remote.Client.Warm); called when the sidebar first
 	// opens (warm.go), it must not block. Nil: nothing to start.
 	Warm func()
+	// SSHConfig is the ssh_config file ssh threads pass to the client
+	// (`ssh -F`) and whose hosts :Magenta new-thread ssh completes (the
+	// tests: ssh reads the passwd entry's home, never $HOME). Empty: the
+	// user's ~/.ssh/config, as ssh reads it.
+	SSHConfig string
 }
 
 // Host serves one Neovim connection.
@@ -90,6 +95,9 @@ type Host struct {
 	inline *inline.Manager
 	// terms are interactive commands' terminal windows (terminal.go).
 	terms *terminals
+	// ssh are the connections of ssh environments, closed with the host
+	// (ssh.go).
+	ssh sshConns
 
 	mu      sync.Mutex
 	app     *chat.App
@@ -219,6 +227,7 @@ func (h *Host) close() {
 	if app != nil {
 		app.Close()
 	}
+	h.ssh.closeAll() // after the threads: nothing runs on them any more
 	h.inline.Close()
 	if h.checkpoints != nil {
 		h.checkpoints.Close()
@@ -318,17 +327,19 @@ func (h *Host) newThread(app *chat.App, p newThreadEvent) {
 	h.mu.Lock()
 	opts := h.options
 	h.mu.Unlock()
-	kind, container, cwd := p.Type, p.Container, p.Cwd
-	if kind == "" { // no environment named: the option's default
-		kind, container, cwd = opts.Environment.Type, opts.Environment.Container, opts.Environment.Cwd
+	e := config.Environment{Type: p.Type, Container: p.Container, Context: p.Context, Host: p.Host, Cwd: p.Cwd}
+	if e.Type == "" { // no environment named: the option's default
+		e = opts.Environment
 	}
-	switch kind {
-	case "", "local":
+	switch e.Type {
+	case "", config.EnvLocal:
 		app.NewThread()
-	case "docker":
-		h.newDockerThread(app, opts, container, cwd)
+	case config.EnvDocker:
+		h.newDockerThread(app, opts, docker.Config{Container: e.Container, Context: e.Context, Cwd: e.Cwd})
+	case config.EnvSSH:
+		h.newSSHThread(app, opts, e.Host, e.Cwd)
 	default:
-		h.renderer.Notify(fmt.Sprintf("magenta: unknown environment type %q (local or docker)", p.Type), chat.LevelError)
+		h.renderer.Notify(fmt.Sprintf("magenta: unknown environment type %q (local, docker or ssh)", p.Type), chat.LevelError)
 	}
 }
 
@@ -391,10 +402,13 @@ func (h *Host) attach(p attachEvent) {
 	if id := p.Resume; id != "" {
 		app.Resume(id)
 	}
-	// A docker default environment: the first thread of a docker
-	// environment is made as soon as the container answers.
-	if e := opts.Environment; e.Type == "docker" {
-		h.newDockerThread(app, opts, e.Container, e.Cwd)
+	// A docker or ssh default environment: its first thread is made as
+	// soon as the container or the host answers.
+	switch e := opts.Environment; e.Type {
+	case config.EnvDocker:
+		h.newDockerThread(app, opts, docker.Config{Container: e.Container, Context: e.Context, Cwd: e.Cwd})
+	case config.EnvSSH:
+		h.newSSHThread(app, opts, e.Host, e.Cwd)
 	}
 	slog.Info("attached", "cwd", env.Cwd, "profiles", len(opts.Profiles))
 }
@@ -503,14 +517,27 @@ func (h *Host) sandboxStatus() map[string]any {
 	return info
 }
 
-// containers lists the running containers (completion of :Magenta
-// new-thread docker); nothing when docker does not answer.
-func (h *Host) containers() []string {
+// containers lists the running containers of a Docker context ("" the
+// CLI's current one: completion of :Magenta new-thread docker [--context
+// NAME]); nothing when docker does not answer.
+func (h *Host) containers(p containersReq) []string {
 	ctx, cancel := context.WithTimeout(h.ctx, 5*time.Second)
 	defer cancel()
-	names, err := docker.Containers(ctx)
-	if err != nil {
+	names, err := docker.ContainersIn(ctx, p.Context)
+	if err != nil || names == nil {
 		return []string{} // completion offers nothing
+	}
+	return names
+}
+
+// dockerContexts lists the docker CLI's contexts (completion after
+// --context); nothing when docker does not answer.
+func (h *Host) dockerContexts() []string {
+	ctx, cancel := context.WithTimeout(h.ctx, 5*time.Second)
+	defer cancel()
+	names, err := docker.Contexts(ctx)
+	if err != nil || names == nil {
+		return []string{}
 	}
 	return names
 }

@@ -119,10 +119,13 @@ type (
 		Attachments attachments `payload:"attachments"`
 	}
 	// new_thread: an environment type ("" for the option's default,
-	// "local", "docker") and, for docker, its container and cwd.
+	// "local", "docker", "ssh"); for docker its container and context
+	// ("" the CLI's current one), for ssh its host; and the cwd there.
 	newThreadEvent struct {
 		Type      string `payload:"type"`
 		Container string `payload:"container"`
+		Context   string `payload:"context"`
+		Host      string `payload:"host"`
 		Cwd       string `payload:"cwd"`
 	}
 	threadEvent struct {
@@ -177,6 +180,11 @@ type (
 	// path gets its own answer, in order.
 	checkPathsReq struct {
 		Paths []any `payload:"paths"`
+	}
+	// containers: the Docker context whose containers to list ("" the
+	// CLI's current one).
+	containersReq struct {
+		Context string `payload:"context"`
 	}
 )
 
@@ -246,10 +254,13 @@ var requests = map[string]requestSpec{
 	"mcp":            request(func(h *Host, _ noPayload) (any, error) { return h.mcpStatus(), nil }),
 	"mcp_project":    request(func(h *Host, _ noPayload) (any, error) { return h.mcpProjectStatus(), nil }),
 	// :Magenta hooks (hooks.go).
-	"hooks":          request(func(h *Host, _ noPayload) (any, error) { return h.hooksList() }),
-	"sandbox":        request(func(h *Host, _ noPayload) (any, error) { return h.sandboxStatus(), nil }),
-	"containers":     request(func(h *Host, _ noPayload) (any, error) { return h.containers(), nil }),
-	"docker_version": request(func(h *Host, _ noPayload) (any, error) { return h.dockerVersion(), nil }),
+	"hooks":   request(func(h *Host, _ noPayload) (any, error) { return h.hooksList() }),
+	"sandbox": request(func(h *Host, _ noPayload) (any, error) { return h.sandboxStatus(), nil }),
+	// Completion of :Magenta new-thread docker [--context NAME] and ssh.
+	"containers":      request(func(h *Host, p containersReq) (any, error) { return h.containers(p), nil }),
+	"docker_contexts": request(func(h *Host, _ noPayload) (any, error) { return h.dockerContexts(), nil }),
+	"ssh_hosts":       request(func(h *Host, _ noPayload) (any, error) { return h.sshHosts(), nil }),
+	"docker_version":  request(func(h *Host, _ noPayload) (any, error) { return h.dockerVersion(), nil }),
 	// The input's completion of /commands (lua/magenta/slash.lua).
 	"slash_commands": request(func(h *Host, _ noPayload) (any, error) { return h.slashCommands(), nil }),
 	"thread_ids": request(func(h *Host, _ noPayload) (any, error) {

@@ -1,6 +1,9 @@
 package host
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -39,13 +42,14 @@ func (h *Host) threadStore(opts config.Options, dataDir, workspace string) *thre
 	return store
 }
 
-// openSavedEnv makes the Docker environment a saved thread worked in,
-// off the app goroutine.
+// openSavedEnv makes the environment a saved thread worked in (a Docker
+// container, an SSH host), off the app goroutine: chat.Deps.OpenEnv.
+// Only remote environments are made; local is the caller's own.
 func (h *Host) openSavedEnv(opts config.Options) chat.OpenEnvFunc {
 	return func(cfg threadstore.Env, done func(*capabilities.Environment, string, error)) {
 		go func() {
-			defer h.recoverTo("reopening a docker thread")
-			env, err := h.dockerEnvironment(h.ctx, opts, docker.Config{Container: cfg.Container, Cwd: cfg.Cwd})
+			defer h.recoverTo("reopening a " + cfg.Type + " thread")
+			env, err := h.EnvironmentFor(h.ctx, opts, cfg)
 			if err != nil {
 				done(nil, "", err)
 				return
@@ -53,6 +57,28 @@ func (h *Host) openSavedEnv(opts config.Options) chat.OpenEnvFunc {
 			done(env, chat.SystemPrompt(env, opts.SystemPrompt), nil)
 		}()
 	}
+}
+
+// errLocalEnvironment: EnvironmentFor makes no local environment; the
+// caller has the host's (the app's Deps.Env).
+var errLocalEnvironment = errors.New("a local environment is not made from a saved configuration: use the app's own (chat Deps.Env)")
+
+// EnvironmentFor makes the remote environment cfg names — "docker" (on
+// cfg.Context's engine), "ssh" (cfg.Host) — with the host's guards,
+// broker and ALWAYS answers, as a new thread of that kind gets it. It
+// blocks while connecting (bounded by the kind's setup timeout): call it
+// off the event and app goroutines. "local" (or "") is an error: the
+// local environment is the caller's own.
+func (h *Host) EnvironmentFor(ctx context.Context, opts config.Options, cfg threadstore.Env) (*capabilities.Environment, error) {
+	switch cfg.Type {
+	case config.EnvDocker:
+		return h.dockerEnvironment(ctx, opts, docker.Config{Container: cfg.Container, Context: cfg.Context, Cwd: cfg.Cwd})
+	case config.EnvSSH:
+		return h.sshEnvironment(ctx, opts, cfg.Host, cfg.Cwd)
+	case "", config.EnvLocal:
+		return nil, errLocalEnvironment
+	}
+	return nil, fmt.Errorf("unknown environment type %q (docker or ssh)", cfg.Type)
 }
 
 // shownScreen is the renderer as the app's Screen, telling Lua which

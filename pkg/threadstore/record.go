@@ -40,17 +40,34 @@ type Compaction struct {
 	History  []provider.Message `json:"history"`
 }
 
-// Env is where a thread works: the local workspace, or a container.
+// Env is where a thread works: the local workspace, a container (on
+// the engine of a Docker context when Context is set) or another machine
+// reached over SSH. Fields a type does not use stay empty and are not
+// written, so files written before Context and Host existed still load.
 type Env struct {
-	Type      string `json:"type"` // "local" or "docker"
+	Type      string `json:"type"` // "local", "docker" or "ssh"
 	Container string `json:"container,omitempty"`
-	Cwd       string `json:"cwd,omitempty"`
+	// Context is the Docker context of a docker thread ("" the CLI's
+	// current one).
+	Context string `json:"context,omitempty"`
+	// Host is an ssh thread's destination, as given to ssh.
+	Host string `json:"host,omitempty"`
+	Cwd  string `json:"cwd,omitempty"`
 }
 
-// Label names the environment in the thread list ("" for local).
+// Label names the environment in the thread list ("" for local):
+// "docker:<container>", "docker:<context>/<container>", "ssh:<host>" —
+// the names the environments give themselves (capabilities.Environment
+// Name).
 func (e Env) Label() string {
-	if e.Type == "docker" {
+	switch e.Type {
+	case "docker":
+		if e.Context != "" {
+			return "docker:" + e.Context + "/" + e.Container
+		}
 		return "docker:" + e.Container
+	case "ssh":
+		return "ssh:" + e.Host
 	}
 	return ""
 }

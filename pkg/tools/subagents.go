@@ -29,7 +29,40 @@ type Subagents interface {
 type SpawnRequest struct {
 	Prompt       string   `json:"prompt" jsonschema:"the complete task: the sub-agent sees nothing of your conversation but this and its context files"`
 	AgentType    string   `json:"agentType,omitempty" jsonschema:"the kind of sub-agent (default subagent); see the tool description"`
-	ContextFiles []string `json:"contextFiles,omitempty" jsonschema:"files to include in the sub-agent's first message (paths relative to the workspace or absolute)"`
+	ContextFiles []string `json:"contextFiles,omitempty" jsonschema:"files to include in the sub-agent's first message (paths relative to the workspace or absolute), read where the sub-agent works"`
+	Environment  string   `json:"environment,omitempty" jsonschema:"where the sub-agent works (default: where you work); see the tool description"`
+}
+
+// Free-form values of SpawnRequest.Environment: a container or a host the
+// user did not name in setup(), each asked before the sub-agent starts.
+// The directory after a second colon is optional and absolute.
+const (
+	SpawnEnvDocker = "docker:"
+	SpawnEnvSSH    = "ssh:"
+)
+
+// SpawnEnvForms is how the tool description spells the free-form values.
+const SpawnEnvForms = "`" + SpawnEnvDocker + "<container>[:<dir>]` or `" + SpawnEnvSSH + "<host>[:<dir>]`"
+
+// SpawnEnvironment is one of the user's named environments, as the tool
+// description lists it.
+type SpawnEnvironment struct {
+	Name  string
+	Where string // what it is: "ssh devbox, /srv/app"
+}
+
+// SpawnConfig is what spawn_subagents' description tells the model.
+type SpawnConfig struct {
+	// Types are the sub-agent types; More, when set, adds types asked
+	// for at every request that offers the tool (types defined in
+	// files, read on first need).
+	Types []AgentType
+	More  func() []AgentType
+	// Environments are the user's named environments (none: the
+	// description mentions only the free-form values).
+	Environments []SpawnEnvironment
+	// MaxConcurrent is how many sub-agents of one parent run at once.
+	MaxConcurrent int
 }
 
 // Sub-agent end states, as the model and the UI see them.
@@ -84,7 +117,12 @@ type YieldToParentParams struct {
 // SpawnSubagents returns the spawn_subagents tool; its description lists
 // types (the built-in ones and the user's) and the concurrency limit.
 func SpawnSubagents(types []AgentType, maxConcurrent int) Tool {
-	return MustTyped("spawn_subagents", spawnSubagentsDescription, spawnData(types, maxConcurrent),
+	return NewSpawnSubagents(SpawnConfig{Types: types, MaxConcurrent: maxConcurrent})
+}
+
+// NewSpawnSubagents returns the spawn_subagents tool described by c.
+func NewSpawnSubagents(c SpawnConfig) Tool {
+	tool := MustTyped("spawn_subagents", spawnSubagentsDescription, spawnData(c, c.Types),
 		func(ctx context.Context, call Call, p SpawnSubagentsParams) Result {
 			if call.Subagents == nil {
 				return Errorf("spawn_subagents: this thread cannot spawn sub-agents")
@@ -110,10 +148,15 @@ func SpawnSubagents(types []AgentType, maxConcurrent int) Tool {
 			}
 			return waitResult(ctx, call.Subagents, ids)
 		})
+	if c.More == nil {
+		return tool
+	}
+	return &spawnWith{Tool: tool, config: c}
 }
 
-// spawnData fills spawn_subagents' description.
-func spawnData(types []AgentType, maxConcurrent int) any {
+// spawnData fills spawn_subagents' description from c, with types in
+// place of c.Types.
+func spawnData(c SpawnConfig, types []AgentType) any {
 	list := make([]string, len(types))
 	for i, t := range types {
 		list[i] = fmt.Sprintf("- `%s`: %s", t.Name, t.Description)
@@ -122,7 +165,24 @@ func spawnData(types []AgentType, maxConcurrent int) any {
 		TypeList      string
 		Default       string
 		MaxConcurrent int
-	}{strings.Join(list, "\n"), DefaultAgentType, maxConcurrent}
+		Environments  string
+	}{strings.Join(list, "\n"), DefaultAgentType, c.MaxConcurrent, environmentsText(c.Environments)}
+}
+
+// environmentsText is the description's paragraph about environment:
+// the user's environments when there are any; without them only that
+// the free-form values ask.
+func environmentsText(envs []SpawnEnvironment) string {
+	if len(envs) == 0 {
+		return "- `environment` (" + SpawnEnvForms + ") runs a sub-agent in a container or on another machine; the user is asked before it starts (its `contextFiles` are read there). Leave it out unless the user asked for it."
+	}
+	var b strings.Builder
+	b.WriteString("- `environment` runs a sub-agent elsewhere: leave it out to keep it where you work, or name one of the user's environments, which start without asking:\n")
+	for _, e := range envs {
+		fmt.Fprintf(&b, "  - `%s`: %s\n", e.Name, e.Where)
+	}
+	b.WriteString("  Anything else must be " + SpawnEnvForms + ", and the user is asked before that sub-agent starts. A sub-agent elsewhere works on that machine's files: its `contextFiles` are read there (relative paths from its directory).")
+	return b.String()
 }
 
 // WaitForSubagents returns the wait_for_subagents tool.

@@ -11,14 +11,12 @@ import (
 // defined in files, which are read on first need, not when the registry
 // is built. Spec lists only types.
 func SpawnSubagentsWith(types []AgentType, more func() []AgentType, maxConcurrent int) Tool {
-	return &spawnWith{Tool: SpawnSubagents(types, maxConcurrent), types: types, more: more, max: maxConcurrent}
+	return NewSpawnSubagents(SpawnConfig{Types: types, More: more, MaxConcurrent: maxConcurrent})
 }
 
 type spawnWith struct {
 	Tool
-	types []AgentType
-	more  func() []AgentType
-	max   int
+	config SpawnConfig
 }
 
 // Name implements named (the spec is built on first use, not here).
@@ -27,12 +25,12 @@ func (*spawnWith) Name() string { return "spawn_subagents" }
 // SpecIn implements SpecInEnv.
 func (s *spawnWith) SpecIn(*capabilities.Environment) Spec {
 	spec := s.Spec()
-	extra := s.more()
+	extra := s.config.More()
 	if len(extra) == 0 {
 		return spec
 	}
-	all := append(append([]AgentType(nil), s.types...), extra...)
-	desc, err := describe(spawnSubagentsDescription, spawnData(all, s.max))
+	all := append(append([]AgentType(nil), s.config.Types...), extra...)
+	desc, err := describe(spawnSubagentsDescription, spawnData(s.config, all))
 	if err != nil {
 		return spec // the static description built, so this cannot fail
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/magenta-nvim/magenta/pkg/approval"
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
@@ -40,6 +41,17 @@ type FileOptions struct {
 	Rules      []FileRule
 	Broker     *approval.Broker
 	Remembered *Remembered
+	// Resolve, when set, resolves an absolute path on the machine the
+	// inner FileIO's files are on (a remote one: an SSH host), as the
+	// kernel there would — symlinks followed, a missing tail appended —
+	// and is used instead of the local disk for every judgement: the
+	// checked path, the workspace, the readable roots and the rules'
+	// paths (resolved at the first check and kept), and the git hooks
+	// path, read from <workspace>/.git/config through the inner FileIO.
+	// The inner FileIO is then handed the path as resolved, since it
+	// cannot honour capabilities.WithChecked as a local one does. A
+	// failure to resolve fails the access. nil: the local disk.
+	Resolve func(ctx context.Context, path string) (string, error)
 }
 
 // FileIO is a capabilities.FileIO that asks before reading outside the
@@ -51,12 +63,37 @@ type FileIO struct {
 	o     FileOptions
 	// refuse: a read that would ask is refused instead (see Refusing).
 	refuse bool
+	// remote holds the roots resolved with o.Resolve (nil without it);
+	// shared with the Refusing copy.
+	remote *remoteRoots
+}
+
+// roots are the workspace, the readable roots and the rules, resolved
+// where the files are.
+type roots struct {
+	workspace string
+	readable  []string
+	// rules are resolved (remote); nil means resolve o.Rules' paths
+	// locally at each check (a local rule path may be made later).
+	rules []FileRule
+}
+
+// remoteRoots resolves the roots of a remote FileIO once, at the first
+// check that succeeds in doing so.
+type remoteRoots struct {
+	mu    sync.Mutex
+	ready bool
+	r     roots
 }
 
 var _ capabilities.FileIO = (*FileIO)(nil)
 
-// NewFileIO guards inner.
+// NewFileIO guards inner. With o.Resolve set it touches no local file:
+// the roots are resolved remotely at the first check.
 func NewFileIO(inner capabilities.FileIO, o FileOptions) *FileIO {
+	if o.Resolve != nil {
+		return &FileIO{inner: inner, o: o, remote: &remoteRoots{}}
+	}
 	o.Workspace = resolvePath(o.Workspace)
 	readable := make([]string, 0, len(o.Readable))
 	for _, r := range o.Readable {
@@ -79,7 +116,7 @@ func NewFileIO(inner capabilities.FileIO, o FileOptions) *FileIO {
 // ask: for reads no tool call asked for (context files at send), where no
 // question can be drawn.
 func (f *FileIO) Refusing() *FileIO {
-	return &FileIO{inner: f.inner, o: f.o, refuse: true}
+	return &FileIO{inner: f.inner, o: f.o, refuse: true, remote: f.remote}
 }
 
 // CheckRead applies the read check to path alone, touching no file
@@ -100,7 +137,7 @@ func (f *FileIO) Open(ctx context.Context, path string) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, err
 	}
-	return f.inner.Open(capabilities.WithChecked(ctx, capabilities.Checked{Path: resolved}), path)
+	return f.inner.Open(capabilities.WithChecked(ctx, capabilities.Checked{Path: resolved}), f.target(path, resolved))
 }
 
 // ReadFile implements capabilities.FileIO, reading what was judged as
@@ -110,7 +147,7 @@ func (f *FileIO) ReadFile(ctx context.Context, path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return f.inner.ReadFile(capabilities.WithChecked(ctx, capabilities.Checked{Path: resolved}), path)
+	return f.inner.ReadFile(capabilities.WithChecked(ctx, capabilities.Checked{Path: resolved}), f.target(path, resolved))
 }
 
 // WriteFile implements capabilities.FileIO; the write is confined to the
@@ -120,7 +157,7 @@ func (f *FileIO) WriteFile(ctx context.Context, path string, data []byte) error 
 	if err != nil {
 		return err
 	}
-	return f.inner.WriteFile(f.beneath(ctx, resolved), path, data)
+	return f.inner.WriteFile(f.beneath(ctx, resolved), f.target(path, resolved), data)
 }
 
 // Update implements capabilities.FileIO: it reads and writes path, so it
@@ -130,23 +167,25 @@ func (f *FileIO) Update(ctx context.Context, path string, maxBytes int64, change
 	if err != nil {
 		return err
 	}
-	return f.inner.Update(f.beneath(ctx, resolved), path, maxBytes, change)
+	return f.inner.Update(f.beneath(ctx, resolved), f.target(path, resolved), maxBytes, change)
 }
 
 // Stat implements capabilities.FileIO.
 func (f *FileIO) Stat(ctx context.Context, path string) (capabilities.FileInfo, error) {
-	if _, err := f.check(ctx, path, false); err != nil {
+	resolved, err := f.check(ctx, path, false)
+	if err != nil {
 		return capabilities.FileInfo{}, err
 	}
-	return f.inner.Stat(ctx, path)
+	return f.inner.Stat(ctx, f.target(path, resolved))
 }
 
 // Exists implements capabilities.FileIO.
 func (f *FileIO) Exists(ctx context.Context, path string) (bool, error) {
-	if _, err := f.check(ctx, path, false); err != nil {
+	resolved, err := f.check(ctx, path, false)
+	if err != nil {
 		return false, err
 	}
-	return f.inner.Exists(ctx, path)
+	return f.inner.Exists(ctx, f.target(path, resolved))
 }
 
 // MkdirAll implements capabilities.FileIO.
@@ -155,7 +194,17 @@ func (f *FileIO) MkdirAll(ctx context.Context, path string) error {
 	if err != nil {
 		return err
 	}
-	return f.inner.MkdirAll(f.beneath(ctx, resolved), path)
+	return f.inner.MkdirAll(f.beneath(ctx, resolved), f.target(path, resolved))
+}
+
+// target is the path the inner FileIO is asked for: the caller's (a
+// local FileIO is held to the judged path by WithChecked / WithBeneath),
+// or, over Resolve, the path as judged.
+func (f *FileIO) target(path, resolved string) string {
+	if f.o.Resolve != nil {
+		return resolved
+	}
+	return path
 }
 
 // beneath returns ctx asking the disk to write resolved (the path as the
@@ -163,12 +212,17 @@ func (f *FileIO) MkdirAll(ctx context.Context, path string) error {
 // workspace, or the root of the user's rule. If a directory on the path is
 // swapped for a symlink leading out after the check, the write fails
 // instead of landing outside. A path outside both (one the user approved)
-// is written as it resolves.
+// is written as it resolves. The roots were resolved by the check that
+// returned resolved.
 func (f *FileIO) beneath(ctx context.Context, resolved string) context.Context {
+	rs, err := f.roots(ctx)
+	if err != nil {
+		return ctx
+	}
 	root := ""
-	if within(f.o.Workspace, resolved) {
-		root = f.o.Workspace
-	} else if rule, ok := f.rule(resolved); ok {
+	if within(rs.workspace, resolved) {
+		root = rs.workspace
+	} else if rule, ok := f.rule(rs, resolved); ok {
 		root = rule.Path
 	}
 	if root == "" || root == resolved {
@@ -181,11 +235,75 @@ func (f *FileIO) beneath(ctx context.Context, resolved string) context.Context {
 	return capabilities.WithBeneath(ctx, capabilities.Beneath{Root: root, Rel: rel})
 }
 
+// resolve resolves path where the files are: the local disk, or Resolve.
+func (f *FileIO) resolve(ctx context.Context, path string) (string, error) {
+	if f.o.Resolve == nil {
+		return resolvePath(path), nil
+	}
+	r, err := f.o.Resolve(ctx, filepath.Clean(path))
+	if err != nil {
+		return "", fmt.Errorf("resolving %s: %w", path, err)
+	}
+	return filepath.Clean(r), nil
+}
+
+// roots returns the roots as resolved where the files are. A local
+// FileIO's were resolved by NewFileIO; a remote one's are resolved at
+// the first call that can (a failure is returned and tried again next
+// time).
+func (f *FileIO) roots(ctx context.Context) (roots, error) {
+	if f.remote == nil {
+		return roots{workspace: f.o.Workspace, readable: f.o.Readable}, nil
+	}
+	f.remote.mu.Lock()
+	defer f.remote.mu.Unlock()
+	if f.remote.ready {
+		return f.remote.r, nil
+	}
+	ws, err := f.resolve(ctx, f.o.Workspace)
+	if err != nil {
+		return roots{}, err
+	}
+	r := roots{workspace: ws, rules: []FileRule{}}
+	for _, root := range f.o.Readable {
+		if root == "" {
+			continue
+		}
+		resolved, err := f.resolve(ctx, root)
+		if err != nil {
+			return roots{}, err
+		}
+		// Remotely no Lstat tells whether the root itself is a link: a
+		// root that is not its own resolution (a link anywhere on it)
+		// grants nothing.
+		if resolved == filepath.Clean(root) && resolved != "/" {
+			r.readable = append(r.readable, resolved)
+		}
+	}
+	for _, rule := range f.o.Rules {
+		resolved, err := f.resolve(ctx, rule.Path)
+		if err != nil {
+			return roots{}, err
+		}
+		rule.Path = resolved
+		r.rules = append(r.rules, rule)
+	}
+	f.remote.r, f.remote.ready = r, true
+	return r, nil
+}
+
 // check asks unless the rules allow the access; YES is remembered for the
 // calling thread and path. It returns the path resolved as judged.
 func (f *FileIO) check(ctx context.Context, path string, write bool) (string, error) {
-	resolved := resolvePath(path)
-	reason := f.reason(resolved, write)
+	rs, err := f.roots(ctx)
+	if err != nil {
+		return "", err
+	}
+	resolved, err := f.resolve(ctx, path)
+	if err != nil {
+		return "", err
+	}
+	reason := f.judge(ctx, rs, resolved, write)
 	if reason == "" {
 		return resolved, nil
 	}
@@ -210,9 +328,16 @@ func (f *FileIO) check(ctx context.Context, path string, write bool) (string, er
 	return resolved, nil
 }
 
-// reason says why access to the resolved path needs approval, "" when it
-// does not.
+// reason is judge for a local FileIO: why access to the resolved path
+// needs approval, "" when it does not.
 func (f *FileIO) reason(resolved string, write bool) string {
+	rs, _ := f.roots(context.Background()) // local: never fails
+	return f.judge(context.Background(), rs, resolved, write)
+}
+
+// judge says why access to the resolved path needs approval, "" when it
+// does not; rs are the roots resolved where the files are.
+func (f *FileIO) judge(ctx context.Context, rs roots, resolved string, write bool) string {
 	verb := "reads"
 	if write {
 		verb = "writes"
@@ -220,7 +345,7 @@ func (f *FileIO) reason(resolved string, write bool) string {
 	// A secret is judged by the names below the root that would allow
 	// it, before any allowance: a rule or the log root allows what it
 	// covers, except secrets inside it.
-	rule, ruled := f.rule(resolved)
+	rule, ruled := f.rule(rs, resolved)
 	if ruled {
 		switch {
 		case rule.Secret:
@@ -229,32 +354,54 @@ func (f *FileIO) reason(resolved string, write bool) string {
 			return ""
 		}
 	}
-	if !write && slices.ContainsFunc(f.o.Readable, func(root string) bool {
+	if !write && slices.ContainsFunc(rs.readable, func(root string) bool {
 		return within(root, resolved) && secretBelow(root, resolved) == ""
 	}) {
 		return ""
 	}
-	if !within(f.o.Workspace, resolved) {
+	if !within(rs.workspace, resolved) {
 		if name := secrets.InPath(resolved); name != "" {
 			return fmt.Sprintf("%s %s, outside the workspace and a secret (%s)", verb, resolved, name)
 		}
 		return fmt.Sprintf("%s %s, outside the workspace", verb, resolved)
 	}
-	rel, _ := filepath.Rel(f.o.Workspace, resolved)
-	if name := secretBelow(f.o.Workspace, resolved); name != "" {
+	rel, _ := filepath.Rel(rs.workspace, resolved)
+	if name := secretBelow(rs.workspace, resolved); name != "" {
 		return fmt.Sprintf("%s %s, a secret (%s)", verb, rel, name)
 	}
-	if write && gitctl.Protected(f.o.Workspace, gitctl.HooksPath(f.o.Workspace), resolved) {
+	if write && gitctl.Protected(rs.workspace, f.hooksPath(ctx, rs.workspace), resolved) {
 		return fmt.Sprintf("writes %s, a git control path (git runs what it says at the next git command)", rel)
 	}
 	return ""
 }
 
+// hooksPath is the core.hooksPath inside the workspace that
+// gitctl.HooksPath finds, read from the local disk or, over Resolve,
+// through the inner FileIO. A config that cannot be read names none (as
+// locally: the .git/ paths themselves stay protected).
+func (f *FileIO) hooksPath(ctx context.Context, workspace string) string {
+	if f.o.Resolve == nil {
+		return gitctl.HooksPath(workspace)
+	}
+	data, err := f.inner.ReadFile(ctx, filepath.Join(workspace, ".git", "config"))
+	if err != nil {
+		return ""
+	}
+	return gitctl.HooksPathIn(workspace, data)
+}
+
 // rule returns the user rule with the longest path containing resolved.
-func (f *FileIO) rule(resolved string) (FileRule, bool) {
+func (f *FileIO) rule(rs roots, resolved string) (FileRule, bool) {
 	best, found := FileRule{}, false
-	for _, r := range f.o.Rules {
-		root := resolvePath(r.Path)
+	rules := rs.rules
+	if rules == nil {
+		rules = f.o.Rules
+	}
+	for _, r := range rules {
+		root := r.Path
+		if rs.rules == nil {
+			root = resolvePath(r.Path)
+		}
 		if within(root, resolved) && (!found || len(root) > len(best.Path)) {
 			best, found = FileRule{Path: root, Read: r.Read, Write: r.Write, Secret: r.Secret}, true
 		}

@@ -8,9 +8,12 @@ import (
 // SubagentLine is one sub-agent drawn inside the tool call that spawned
 // or waits for it.
 type SubagentLine struct {
-	ID     string // the sub-agent's thread id
-	Type   string
-	Label  string // its title, or the first words of its prompt
+	ID    string // the sub-agent's thread id
+	Type  string
+	Label string // its title, or the first words of its prompt
+	// Env names the environment it works in when that is not its
+	// parent's: one of setup()'s environments, or "ssh:host:/dir".
+	Env    string
 	State  string // queued, running, done, error, aborted
 	Detail string // elapsed time and tokens
 	// Approval is the sub-agent's oldest pending approval, answerable
@@ -40,7 +43,11 @@ func appendSubagents(lines []Line, binds []Binding, subs []SubagentLine) ([]Line
 		if s.Approval != nil {
 			state = "waiting for approval"
 		}
-		text := fmt.Sprintf("  ▸ %s · %s · %s", oneLine(s.Type), oneLine(s.Label), state)
+		text := fmt.Sprintf("  ▸ %s · %s · ", oneLine(s.Type), oneLine(s.Label))
+		if s.Env != "" {
+			text += "in " + oneLine(s.Env) + " · "
+		}
+		text += state
 		if s.Detail != "" {
 			text += " · " + s.Detail
 		}

@@ -21,6 +21,7 @@ func TestGoldenSubagents(t *testing.T) {
 				Approval: &Approval{ID: "a3", Subject: "make test", Reason: "runs `make`", Always: "this exact command, every thread, until Neovim exits", Keys: DefaultApprovalKeys}},
 			{ID: "C3", Type: "fast", Label: "count lines", State: "queued"},
 			{ID: "C4", Type: "fast", Label: "x", State: "aborted"},
+			{ID: "C5", Type: "subagent", Label: "build on the box", Env: "ssh:devbox:/srv/app", State: "running", Detail: "3s"},
 		}}),
 	}}
 	goldentest.Assert(t, "testdata/subagents.golden", dump(f))
