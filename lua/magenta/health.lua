@@ -206,6 +206,15 @@ function M.check()
       r.ok("docker: " .. vim.fn.exepath("docker") .. " (the engine is checked once the host runs)")
     end
   end
+  -- SSH threads use the OpenSSH client on PATH (:help magenta-ssh).
+  if vim.fn.executable("ssh") ~= 1 then
+    r.info("ssh not found on PATH: SSH environments (:help magenta-ssh) are unavailable")
+  else
+    local out = vim.fn.system({ "ssh", "-V" })
+    local version = vim.v.shell_error == 0 and vim.trim(out):match("^[^,\n]+") or nil
+    r.ok(string.format("ssh: %s%s (SSH environments available; your ~/.ssh/config applies)", vim.fn.exepath("ssh"),
+      version and (", " .. version) or ""))
+  end
 
   r.start("magenta: MCP servers")
   if next(config.options.mcpServers or {}) == nil and config.options.mcpProjectFile == false then

@@ -187,6 +187,7 @@ func TestCheckHealth(t *testing.T) {
 		assert.Contains(t, text, "profile local (openai qwen at http://127.0.0.1:9/v1): no API key needed")
 		assert.Contains(t, text, "ripgrep")
 		assert.Contains(t, text, "docker")
+		assert.Contains(t, text, "ssh: ", "the OpenSSH client for SSH environments")
 	})
 }
 
