@@ -140,6 +140,13 @@ func runOn(sock string, argv, env []string, cwd string, ops []string, stdin, std
 	extra, err := receive(c, &r)
 	closeAll(extra)
 	switch {
+	case errors.Is(err, syscall.ECONNRESET):
+		// A unix socket closed with data unread in its queue, or never
+		// accepted, resets its peer: the parent (or the init holding
+		// its socket) died before it read the request, so nothing ran.
+		// Having read it and died gives end of file instead.
+		c.Close()
+		return nil, fmt.Errorf("%w: it died before reading the request: %v", ErrNotTaken, err)
 	case err != nil:
 		c.Close()
 		return nil, fmt.Errorf("the confinement parent stopped answering: %w", err)

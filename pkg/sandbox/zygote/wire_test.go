@@ -81,3 +81,39 @@ func TestRunOnADeadParentIsNotTaken(t *testing.T) {
 	_, err = runOn(filepath.Join(t.TempDir(), "missing.sock"), []string{"true"}, nil, "/", nil, nil, nil, nil)
 	require.ErrorIs(t, err, ErrNotTaken)
 }
+
+// A parent that dies with the request unread (its listener closed with
+// the connection still waiting to be accepted) did not take it; one that
+// read the request and then died may have run it, and says so.
+func TestRunOnAParentDyingBeforeOrAfterReading(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "parent.sock")
+	l, err := net.ListenUnix("unixpacket", &net.UnixAddr{Name: sock, Net: "unixpacket"})
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() {
+		_, err := runOn(sock, []string{"true"}, nil, "/", nil, nil, nil, nil)
+		done <- err
+	}()
+	// Whether the close comes before the dial, or after the request was
+	// queued unread, nothing ran.
+	require.NoError(t, l.Close())
+	require.ErrorIs(t, <-done, ErrNotTaken)
+
+	l, err = net.ListenUnix("unixpacket", &net.UnixAddr{Name: sock, Net: "unixpacket"})
+	require.NoError(t, err)
+	defer l.Close()
+	go func() {
+		_, err := runOn(sock, []string{"true"}, nil, "/", nil, nil, nil, nil)
+		done <- err
+	}()
+	c, err := l.AcceptUnix()
+	require.NoError(t, err)
+	var req request
+	extra, err := receive(c, &req)
+	require.NoError(t, err)
+	closeAll(extra)
+	require.NoError(t, c.Close())
+	err = <-done
+	require.Error(t, err)
+	assert.NotErrorIs(t, err, ErrNotTaken, "a request read may have run")
+}
