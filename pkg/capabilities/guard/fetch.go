@@ -6,7 +6,6 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
-	"sync/atomic"
 
 	"github.com/magenta-nvim/magenta/pkg/approval"
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
@@ -24,47 +23,31 @@ const KindWeb = "web"
 // cloud metadata endpoint. The question shows the full URL about to be
 // fetched, and says when it is a redirect's target.
 type Fetcher struct {
-	inner      capabilities.Fetcher
-	broker     *approval.Broker
-	remembered *Remembered
-	isPrivate  func(netip.Addr) bool
+	inner capabilities.Fetcher
+	hostGate
 }
 
 var _ capabilities.Fetcher = (*Fetcher)(nil)
 
 // NewFetcher guards inner; isPrivate classifies addresses.
 func NewFetcher(inner capabilities.Fetcher, broker *approval.Broker, remembered *Remembered, isPrivate func(netip.Addr) bool) *Fetcher {
-	return &Fetcher{inner: inner, broker: broker, remembered: remembered, isPrivate: isPrivate}
+	return &Fetcher{inner: inner, hostGate: hostGate{broker: broker, remembered: remembered, isPrivate: isPrivate}}
 }
 
 // Fetch implements capabilities.Fetcher: every origin the fetch contacts
 // (the first and each redirect to a new one) is checked on the addresses
 // its host resolved to, which the inner fetcher then pins.
 func (f *Fetcher) Fetch(ctx context.Context, req capabilities.FetchRequest) (*capabilities.FetchResponse, error) {
-	inner := req.CheckHost
-	var calls atomic.Int32
-	req.CheckHost = func(ctx context.Context, target *url.URL, addrs []netip.Addr) error {
-		redirect := calls.Add(1) > 1
-		if err := f.check(ctx, req, target, addrs, redirect); err != nil {
-			return err
-		}
-		if inner != nil {
-			return inner(ctx, target, addrs)
-		}
-		return nil
-	}
+	req.CheckHost = gatedCheckHost(req.CheckHost, func(ctx context.Context, target *url.URL, addrs []netip.Addr, redirect bool) error {
+		return f.check(ctx, req, target, addrs, redirect)
+	})
 	return f.inner.Fetch(ctx, req)
 }
 
 func (f *Fetcher) check(ctx context.Context, req capabilities.FetchRequest, target *url.URL, addrs []netip.Addr, redirect bool) error {
 	origin := capabilities.Origin(target)
 	host := target.Hostname()
-	var private []string
-	for _, a := range addrs {
-		if f.isPrivate(a) {
-			private = append(private, a.String())
-		}
-	}
+	private := f.private(addrs)
 	via := ""
 	if redirect {
 		via = fmt.Sprintf(" (a redirect: the model asked for %s)", req.URL)

@@ -6,7 +6,6 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
-	"sync/atomic"
 
 	"github.com/magenta-nvim/magenta/pkg/approval"
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
@@ -26,10 +25,8 @@ const KindWebSearch = "web-search"
 // ALWAYS per session (remembered per origin) is enough. A public back
 // end the user configured is contacted without asking.
 type WebSearcher struct {
-	inner      capabilities.WebSearcher
-	broker     *approval.Broker
-	remembered *Remembered
-	isPrivate  func(netip.Addr) bool
+	inner capabilities.WebSearcher
+	hostGate
 }
 
 var _ capabilities.WebSearcher = (*WebSearcher)(nil)
@@ -37,33 +34,20 @@ var _ capabilities.WebSearcher = (*WebSearcher)(nil)
 // NewWebSearcher guards inner; isPrivate classifies addresses
 // (httpfetch.IsPrivate).
 func NewWebSearcher(inner capabilities.WebSearcher, broker *approval.Broker, remembered *Remembered, isPrivate func(netip.Addr) bool) *WebSearcher {
-	return &WebSearcher{inner: inner, broker: broker, remembered: remembered, isPrivate: isPrivate}
+	return &WebSearcher{inner: inner, hostGate: hostGate{broker: broker, remembered: remembered, isPrivate: isPrivate}}
 }
 
 // Search implements capabilities.WebSearcher.
 func (s *WebSearcher) Search(ctx context.Context, req capabilities.WebSearchRequest) (*capabilities.WebSearchResponse, error) {
-	inner := req.CheckHost
-	var calls atomic.Int32
-	req.CheckHost = func(ctx context.Context, target *url.URL, addrs []netip.Addr) error {
-		if err := s.check(ctx, req, target, addrs, calls.Add(1) > 1); err != nil {
-			return err
-		}
-		if inner != nil {
-			return inner(ctx, target, addrs)
-		}
-		return nil
-	}
+	req.CheckHost = gatedCheckHost(req.CheckHost, func(ctx context.Context, target *url.URL, addrs []netip.Addr, redirect bool) error {
+		return s.check(ctx, req, target, addrs, redirect)
+	})
 	return s.inner.Search(ctx, req)
 }
 
 func (s *WebSearcher) check(ctx context.Context, req capabilities.WebSearchRequest, target *url.URL, addrs []netip.Addr, redirect bool) error {
 	origin := capabilities.Origin(target)
-	var private []string
-	for _, a := range addrs {
-		if s.isPrivate(a) {
-			private = append(private, a.String())
-		}
-	}
+	private := s.private(addrs)
 	if (len(private) == 0 && !redirect) || s.remembered.Has(KindWebSearch, origin) {
 		return nil
 	}
