@@ -54,6 +54,7 @@ func (a *Adapter) ask(ctx context.Context, spec askSpec) ([]clientAnswer, error)
 	raw, err := a.call(ctx, what, func(id int) error {
 		return a.nv.ExecLua(`require('magenta.lsp').ask(...)`, nil, id, spec)
 	})
+	a.support.forget() // the request may have started a server
 	if err != nil {
 		return nil, err
 	}
@@ -114,6 +115,18 @@ type supportCache struct {
 	unstarted  bool
 	refreshing chan struct{} // closed when the refresh under way ends
 	started    time.Time     // when it began
+	// stale is set when a request may have started a server: the answer
+	// (or one being fetched) predates it and is not kept.
+	stale bool
+}
+
+// forget drops the kept answer: a request may have started a server, and
+// what it supports must be asked again (workspace_symbols is offered only
+// once one runs).
+func (s *supportCache) forget() {
+	s.mu.Lock()
+	s.at, s.stale = time.Time{}, s.refreshing != nil
+	s.mu.Unlock()
 }
 
 // Supports implements capabilities.LspClient. A busy editor is waited
@@ -173,6 +186,9 @@ func (a *Adapter) refreshSupport(done chan struct{}) {
 		s.unstarted = answer.Unstarted
 	}
 	s.at = time.Now() // a failure is not asked again at once either
+	if s.stale {
+		s.at, s.stale = time.Time{}, false // asked before the request that forgot it ended
+	}
 	s.refreshing = nil
 	s.mu.Unlock()
 	close(done)
