@@ -5,7 +5,9 @@
 // command: a small program that links only procsup starts in about a
 // millisecond, where re-executing the host (its whole runtime and package
 // initialisation) took several. It is also the sandbox's confinement
-// parent and each confined command's init (package zygote).
+// parent and each confined command's init (package zygote), and, copied
+// to a remote machine by an ssh environment, the agent that runs its
+// commands there (package remoteagent).
 package main
 
 import (
@@ -13,6 +15,7 @@ import (
 	"os"
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities/procsup"
+	"github.com/magenta-nvim/magenta/pkg/capabilities/remoteagent"
 	"github.com/magenta-nvim/magenta/pkg/sandbox/zygote"
 )
 
@@ -22,6 +25,7 @@ var version = "dev"
 func main() {
 	procsup.MainIfSupervisor() // in supervisor mode it never returns
 	zygote.MainIfZygote()      // nor as the sandbox's confinement parent or a command's init
+	remoteagent.MainIfAgent()  // nor as a remote environment's agent (uploaded there by the host)
 	if len(os.Args) == 2 && os.Args[1] == "--version" {
 		fmt.Println("magenta-supervisor", version)
 		return

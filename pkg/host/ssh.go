@@ -15,6 +15,7 @@ import (
 	"github.com/magenta-nvim/magenta/pkg/capabilities/guard"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/httpfetch"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/localshell"
+	"github.com/magenta-nvim/magenta/pkg/capabilities/procsup"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/sshenv"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/toolfiles"
 	"github.com/magenta-nvim/magenta/pkg/chat"
@@ -88,6 +89,16 @@ func (h *Host) sshOptions() []string {
 	return []string{"-F", h.opts.SSHConfig}
 }
 
+// agentDir is where the remote agent's binaries are: beside the host,
+// with magenta-supervisor (package sshenv uploads the one for the
+// machine). Empty without it: commands on a channel each.
+func agentDir() string {
+	if p := procsup.Beside(); p != "" {
+		return filepath.Dir(p)
+	}
+	return ""
+}
+
 // sshEnvironment builds the environment of a thread that works on
 // another machine through the user's OpenSSH client: files and commands
 // there, web_fetch and web_search on this machine behind their usual
@@ -99,7 +110,7 @@ func (h *Host) sshOptions() []string {
 func (h *Host) sshEnvironment(ctx context.Context, opts config.Options, host, cwd string) (*capabilities.Environment, error) {
 	ctx, cancel := context.WithTimeout(ctx, sshSetupTimeout)
 	defer cancel()
-	env, conn, err := sshenv.NewEnvironment(ctx, sshenv.Config{Host: host, Cwd: cwd, Options: h.sshOptions()}, localshell.Options{
+	env, conn, err := sshenv.NewEnvironment(ctx, sshenv.Config{Host: host, Cwd: cwd, Options: h.sshOptions(), AgentDir: agentDir()}, localshell.Options{
 		LogRoot: opts.LogRoot(), MaxTimeout: opts.MaxShellTimeout(),
 		LogMaxBytes: opts.Shell.LogMaxBytes, LogQuota: opts.Shell.LogQuotaBytes, LogMaxAge: opts.LogMaxAge(),
 	})
@@ -108,6 +119,10 @@ func (h *Host) sshEnvironment(ctx context.Context, opts config.Options, host, cw
 	}
 	if !h.ssh.add(conn) {
 		return nil, errors.New("the host is closing")
+	}
+	if st := conn.AgentStatus(); !conn.AgentRunning() {
+		// Still works, each command on a channel of its own: slower.
+		h.warnOnce("ssh " + host + ": " + st)
 	}
 	if sh, ok := env.Shell.(*sshenv.Shell); ok {
 		env.Artifacts = toolfiles.Store{Root: sh.LogRoot()}

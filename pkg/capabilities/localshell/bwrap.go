@@ -55,7 +55,7 @@ func (c BwrapConfiner) Confine(cwd string, env []string, terminal bool) (Confine
 			if errors.Is(err, zygote.ErrNotTaken) {
 				// The parent died before the host saw it: bubblewrap,
 				// as when it is not ready.
-				return nil, fmt.Errorf("%w: %v", errNotTaken, err)
+				return nil, fmt.Errorf("%w: %v", ErrNotTaken, err)
 			}
 			return started, err
 		}

@@ -33,7 +33,7 @@ type Confinement struct {
 	// Argv (Launch.Start).
 	Start func(cmd *exec.Cmd) (Started, error)
 	// Fallback, with Start, is the confinement to use instead when
-	// Start says the command was not taken (errNotTaken): nothing of it
+	// Start says the command was not taken (ErrNotTaken): nothing of it
 	// ran, and it runs confined the other way.
 	Fallback func() (Confinement, error)
 }

@@ -24,7 +24,7 @@ func (c notTakingConfiner) Confine(_ string, env []string, _ bool) (Confinement,
 		Env: env,
 		Start: func(*exec.Cmd) (Started, error) {
 			*c.started = true
-			return nil, errors.Join(errNotTaken, errors.New("the parent is gone"))
+			return nil, errors.Join(ErrNotTaken, errors.New("the parent is gone"))
 		},
 		Fallback: func() (Confinement, error) {
 			return Confinement{Argv: []string{"env", "MAGENTA_FALLBACK=yes"}, Env: env}, nil

@@ -42,13 +42,13 @@ type Launch struct {
 	// terminal are never started this way.
 	Start func(cmd *exec.Cmd) (Started, error)
 	// Fallback, when set with Start, is the launch to run instead when
-	// Start did not take the command (errNotTaken): the confinement
+	// Start did not take the command (ErrNotTaken): the confinement
 	// parent died before the host noticed.
 	Fallback func() (*Launch, error)
 }
 
-// errNotTaken: Launch.Start did not take the command; nothing of it ran.
-var errNotTaken = errors.New("the command was not taken")
+// ErrNotTaken: Launch.Start did not take the command; nothing of it ran.
+var ErrNotTaken = errors.New("the command was not taken")
 
 // Started is a command Launch.Start started.
 type Started interface {

@@ -61,7 +61,7 @@ func (s *Shell) startLaunch(l *Launch, tty bool) (running, error) {
 		return s.start(l.Cmd, tty)
 	}
 	st, err := l.Start(l.Cmd)
-	if errors.Is(err, errNotTaken) && l.Fallback != nil {
+	if errors.Is(err, ErrNotTaken) && l.Fallback != nil {
 		fl, ferr := l.Fallback()
 		if ferr != nil {
 			return nil, ferr

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
+	"github.com/magenta-nvim/magenta/pkg/capabilities/remoteagent"
 )
 
 // CallMarker is the variable that tags every process of one command on
@@ -15,7 +16,7 @@ import (
 // ending each process whose /proc/<pid>/environ carries it, which reaches
 // what left the process group with setsid as well. A process that
 // clears its environment (env -i) escapes.
-const CallMarker = "MAGENTA_CALL"
+const CallMarker = remoteagent.CallMarker
 
 // sweepFunc defines sweep MARKER: SIGTERM to every process carrying
 // MARKER except this shell, again every $tick until none is left or the

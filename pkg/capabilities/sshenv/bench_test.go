@@ -14,17 +14,30 @@ import (
 // they wrap, in the same run, on the same master connection (report
 // medians of -count runs).
 
-// BenchmarkShellEcho runs with the project's small supervisor binary
+// BenchmarkShellEcho: `echo hi` through Shell as the host runs it, on
+// the remote agent (package remoteagent).
+func BenchmarkShellEcho(b *testing.B) {
+	cfg := config(sshtest.Shared(b))
+	cfg.AgentDir = sshtest.AgentDir(b)
+	benchShellEcho(b, cfg)
+}
+
+// BenchmarkShellEchoWrapped: the same without the agent, each command
+// on a channel of its own inside the wrapper.
+func BenchmarkShellEchoWrapped(b *testing.B) {
+	benchShellEcho(b, config(sshtest.Shared(b)))
+}
+
+// benchShellEcho runs with the project's small supervisor binary
 // (bin/magenta-supervisor, `make build`) when it is there, as the host
 // does; otherwise the test binary re-executes itself as the supervisor,
 // which costs more than the host pays.
-func BenchmarkShellEcho(b *testing.B) {
-	srv := sshtest.Shared(b)
+func benchShellEcho(b *testing.B, cfg Config) {
 	opts := localshell.Options{LogRoot: b.TempDir(), Supervisor: remotetest.ModuleFile("bin/magenta-supervisor")}
 	if opts.Supervisor == "" {
 		b.Log("no bin/magenta-supervisor: the test binary supervises")
 	}
-	env, c, err := NewEnvironment(context.Background(), config(srv), opts)
+	env, c, err := NewEnvironment(context.Background(), cfg, opts)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -78,6 +78,12 @@ type Config struct {
 	// ConnectTimeout bounds connecting, the banner exchange included;
 	// default DefaultConnectTimeout.
 	ConnectTimeout time.Duration
+	// AgentDir holds the remote agent's binaries (magenta-supervisor,
+	// and magenta-supervisor-linux-ARCH for other architectures): the
+	// Conn uploads the one for the machine on first use and runs the
+	// commands through it (package remoteagent). Empty means no agent:
+	// each command on a channel of its own.
+	AgentDir string
 }
 
 // Conn is one host reached through the user's OpenSSH client, with one
@@ -104,8 +110,14 @@ type Conn struct {
 	// they ended: swept on the next connection.
 	orphans []string
 
+	// closed: Close was called; no agent is started again.
+	closed bool
+
 	// remote runs the scripts of package posixremote on the host.
 	remote *posixremote.Remote
+
+	agentDir string
+	agent    agentSlot
 }
 
 // runner is Conn as the posixremote.Runner of its scripts (Conn's own
@@ -151,7 +163,7 @@ func Dial(ctx context.Context, cfg Config) (*Conn, error) {
 	c := &Conn{ssh: bin, host: cfg.Host, options: cfg.Options, dir: cfg.ControlDir,
 		persist: orDefault(cfg.ControlPersist, DefaultControlPersist),
 		alive:   orDefault(cfg.AliveInterval, DefaultAliveInterval),
-		connect: orDefault(cfg.ConnectTimeout, DefaultConnectTimeout)}
+		connect: orDefault(cfg.ConnectTimeout, DefaultConnectTimeout), agentDir: cfg.AgentDir}
 	c.remote = &posixremote.Remote{Runner: (*runner)(c), Name: "ssh " + c.host, Program: "ssh",
 		Where: "on " + c.host, Reading: "reading over ssh"}
 	if c.dir == "" {
@@ -169,6 +181,7 @@ func Dial(ctx context.Context, cfg Config) (*Conn, error) {
 		c.removeDir()
 		return nil, err
 	}
+	c.ensureAgent(ctx)
 	return c, nil
 }
 
@@ -396,6 +409,13 @@ func (c *Conn) failed(ctx context.Context, stderr string) error {
 	return fmt.Errorf("ssh %s: %w (%s); the next call connects again", c.host, ErrConnectionLost, cause)
 }
 
+// closing reports whether Close was called.
+func (c *Conn) closing() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closed
+}
+
 // orphaned records a command cut off by a lost connection: the next
 // connection ends what it left running.
 func (c *Conn) orphaned(marker string) {
@@ -426,6 +446,15 @@ func (c *Conn) RealPath(ctx context.Context, p string) (string, error) {
 // directory when Dial made it. Commands still running on the master are
 // cut off.
 func (c *Conn) Close() error {
+	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
+	c.agent.mu.Lock()
+	if c.agent.client != nil {
+		_ = c.agent.client.Close() // the agent ends what it runs
+		c.agent.client = nil
+	}
+	c.agent.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	args := append(c.BaseArgs(), "-O", "exit", "--", c.host)

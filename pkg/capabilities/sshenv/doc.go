@@ -58,54 +58,67 @@
 // # Commands
 //
 // Shell is posixremote's Shell — localshell (output pipeline, logs on the
-// host, timeout, abort, supervisor of the local ssh client) — with a
-// launcher that runs
+// host, timeout, abort) — with a launcher that hands each command to the
+// remote agent (package remoteagent) when one runs, and otherwise runs
 // `ssh -T host 'exec bash --noprofile --norc -c <script> …'` on the
-// master (`-tt` for an interactive command: ssh, on localshell's PTY,
-// switches it to raw mode and relays keystrokes and window changes to a
-// terminal sshd opens remotely; Ctrl-C reaches the remote command). The
-// script enters the call's directory (a missing one is
-// capabilities.ErrNotExist, as locally), drops the variables localshell
-// drops locally (BASH_ENV, ENV, CDPATH, …), exports the hardened ones
-// (PAGER=cat, GIT_TERMINAL_PROMPT=0, the git config overrides) on top of
-// the remote session's own environment — the host's is not sent — and
-// runs the wrapper.
+// master, the command inside posixremote's wrapper.
 //
-// Ending the whole remote tree: posixremote's marker and sweep, as in
-// package docker, rather than a supervisor shipped to the host (the
-// remote machine may be any Linux of any architecture; the sweep needs
-// only sh, grep and /proc). Under bash the wrapper is
-// posixremote.WrapScriptBash: the same listings with bash builtins, since
-// every fork of grep cost 15–40 ms on a loaded machine, and the final
-// sweep detached so the status returns without waiting for it. On
-// timeout or cancel Launch.End sweeps the marker from a second channel.
-// What it does not cover: a process that clears its environment (env -i)
-// escapes, and a machine without /proc (macOS) gets no sweep.
+// The agent. Dial (and a command that finds none) starts it: one call
+// learns the machine (`uname -sm`) and whether the binary is in the
+// remote user's cache (~/.cache/magenta/agent-ARCH-HASH), one uploads it
+// when it is not (length-checked, renamed into place, older builds
+// removed), and one channel runs it for as long as the Conn lives. The
+// binary is magenta-supervisor (Config.AgentDir: the host passes the
+// directory it sits in), for this machine's architecture or from
+// magenta-supervisor-linux-ARCH beside it (`make remote-agents`). Each
+// command is then a Request on that channel — argv, directory, the
+// hardened variables on top of the remote session's environment, the
+// dropped ones, the marker — and a fork there; no local supervisor is
+// needed (nothing of the command runs on this machine). Timeout and
+// cancel signal through the agent (group and marker); a command the
+// agent's channel left (the agent killed, the connection lost) is an
+// ErrConnectionLost error, never a result that looks like its own, and
+// its marker is swept from a second channel, or by the next connection.
+// When the channel closes — Close, the host dying (its ssh client's
+// stdin ends), the master ending — the agent ends everything it runs.
+// Setup failures (no binary for the machine, an upload refused, a
+// login script that prints before the agent's hello) are kept and said
+// by AgentStatus; commands then go on channels of their own. A command
+// on a terminal always does: ssh, on localshell's PTY (`-tt`), puts it
+// in raw mode and relays keystrokes and window changes to a terminal
+// sshd opens remotely; Ctrl-C reaches the remote command.
+//
+// The wrapped path. The script enters the call's directory (a missing
+// one is capabilities.ErrNotExist, as locally — the agent reports it the
+// same way), drops the variables localshell drops locally (BASH_ENV,
+// ENV, CDPATH, …), exports the hardened ones (PAGER=cat,
+// GIT_TERMINAL_PROMPT=0, the git config overrides) on top of the remote
+// session's own environment — the host's is not sent — and runs the
+// wrapper: posixremote's marker and sweep, as in package docker
+// (posixremote.WrapScriptBash under bash, its final sweep detached). On
+// timeout or cancel Launch.End sweeps the marker from a second channel;
+// the local ssh client runs under the supervisor. What neither path
+// covers: a process that clears its environment (env -i) and leaves its
+// group escapes, and a machine without /proc (macOS) gets no sweep.
 //
 // A command cut off by a lost connection cannot be swept then: its
 // marker is kept (Launch.After sees the master's socket or process gone;
 // a master that gives up removes its socket before it exits, and the
 // call's client sees the end only when it has) and the next connection
-// sweeps it first. If the host process dies, the supervisor ends the
-// local ssh client; the remote command's marker is lost with the host
-// (as in Docker).
+// sweeps it first.
 //
 // # Cost
 //
-// BenchmarkShellEcho and its neighbours in bench_test.go, on a shared
-// 2-core machine (load ~2; medians of 3): `echo hi` through Shell 53 ms;
-// the same remote command by a bare ssh on the master 44 ms
-// (BenchmarkWrappedEcho); a bare `ssh -o ControlPath=… host 'echo hi'`
-// 19 ms; a fresh ssh without a master ~260 ms. So the remote wrapper
-// costs ~25 ms (an exec of bash for the script, a fork+exec of the
-// command's bash, which the wrapper must outlive to sweep; the bash
-// listings and the detached final sweep took it down from ~+150 ms on a
-// loaded machine) and the local side ~9 ms (the supervisor process,
-// localshell's logs; Options.Unsupervised drops the supervisor, and with
-// it ending the local ssh client when the host dies). Closing the rest
-// needs a remote helper that stays up on one long-lived channel — a
-// program shipped on first use, left for later. A 10 MB read through
-// FileIO takes ~162 ms, a bare `ssh host cat` ~151 ms.
+// BenchmarkShellEcho and its neighbours in bench_test.go, on a 2-core
+// machine (medians of 3 runs): `echo hi` through Shell on the agent
+// ~9.6 ms; the same without the agent (BenchmarkShellEchoWrapped) ~37
+// ms; a bare `ssh -o ControlPath=… host 'echo hi'` on the same master
+// ~16 ms (BenchmarkBareMasterEcho); a fresh ssh without a master ~260
+// ms. The agent is faster than a bare channel because a channel costs
+// an ssh client start here and a session, a login shell and an exec of
+// bash there, where a command through the agent costs a frame each way
+// and one fork+exec. A 10 MB read through FileIO (still a channel per
+// operation) takes ~162 ms, a bare `ssh host cat` ~151 ms.
 //
 // Tests run against a real sshd in a container (package sshtest, image
 // built by scripts/build-sshd-image.sh when missing) with keys,

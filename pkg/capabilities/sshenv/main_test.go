@@ -42,9 +42,25 @@ func newEnv(t testing.TB, cwd string) (*capabilities.Environment, *Conn, *sshtes
 }
 
 // newEnvOn is newEnv on srv.
+// Its commands go through the remote agent, as the host's do.
 func newEnvOn(t testing.TB, srv *sshtest.Server, cwd string) (*capabilities.Environment, *Conn) {
 	t.Helper()
 	cfg := config(srv)
+	cfg.AgentDir = sshtest.AgentDir(t)
+	return newEnvWith(t, cfg, cwd)
+}
+
+// newWrappedEnv is newEnv without the agent: each command on a channel
+// of its own, inside posixremote's wrapper.
+func newWrappedEnv(t testing.TB, cwd string) (*capabilities.Environment, *Conn, *sshtest.Server) {
+	t.Helper()
+	srv := sshtest.Shared(t)
+	env, c := newEnvWith(t, config(srv), cwd)
+	return env, c, srv
+}
+
+func newEnvWith(t testing.TB, cfg Config, cwd string) (*capabilities.Environment, *Conn) {
+	t.Helper()
 	cfg.Cwd = cwd
 	env, c, err := NewEnvironment(context.Background(), cfg, localshell.Options{LogRoot: t.TempDir()})
 	if err != nil {

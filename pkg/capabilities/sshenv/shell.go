@@ -2,12 +2,17 @@ package sshenv
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"os/exec"
 	"strings"
+	"time"
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/localshell"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/posixremote"
+	"github.com/magenta-nvim/magenta/pkg/capabilities/remoteagent"
 )
 
 // codeNoDir is launchPrelude's exit when the call's directory cannot be
@@ -24,9 +29,9 @@ const (
 // (files bash would source, what changes how the command string
 // parses), and exports the hardened ones — all in the process that then
 // runs the wrapper, since every exec costs on a loaded machine.
-const launchPrelude = `cd -- "$1" 2>/dev/null || { echo "` + noDirPrefix + `$1" >&2; exit 211; }
+var launchPrelude = `cd -- "$1" 2>/dev/null || { echo "` + noDirPrefix + `$1" >&2; exit 211; }
 shift
-unset BASH_ENV ENV CDPATH GLOBIGNORE RIPGREP_CONFIG_PATH
+unset ` + strings.Join(droppedVars, " ") + `
 if [ -n "${BASH_VERSION:-}" ]; then export -n SHELLOPTS BASHOPTS; else unset SHELLOPTS BASHOPTS; fi
 i=0
 for kv in "$@"; do
@@ -34,6 +39,14 @@ for kv in "$@"; do
 	[ "$i" -le 3 ] || export "$kv"
 done
 `
+
+// droppedVars are the variables a remote command does not inherit from
+// the session (as localshell drops them locally); SHELLOPTS and BASHOPTS
+// too, which bash keeps read-only (the prelude un-exports them).
+var droppedVars = []string{"BASH_ENV", "ENV", "CDPATH", "GLOBIGNORE", "RIPGREP_CONFIG_PATH"}
+
+// agentUnset are the variables a command through the agent drops.
+var agentUnset = append(append([]string{}, droppedVars...), "SHELLOPTS", "BASHOPTS")
 
 // launchCommand is the remote command of one call: the wrapper for kind
 // run by bash (--noprofile --norc) or sh straight from the login shell.
@@ -77,6 +90,14 @@ func NewShell(c *Conn, bash bool, opts localshell.Options) *Shell {
 		// cancel while the host did not answer; any other status is the
 		// command's (no `ssh -O check` needed).
 		Lost: func(ctx context.Context, res *capabilities.ExecResult) error {
+			if res.ExitCode == exitSSH && lastText(res) == remoteagent.LostMessage {
+				// Its agent's channel ended under it: whatever the
+				// master says now, the command's end is unknown.
+				if err := c.failed(ctx, ""); err != nil {
+					return err
+				}
+				return fmt.Errorf("ssh %s: %w (the remote agent's channel ended); the next call starts it again", c.host, ErrConnectionLost)
+			}
 			if res.ExitCode != exitSSH && !res.TimedOut && !res.Cancelled {
 				return nil
 			}
@@ -119,8 +140,56 @@ func launcher(c *Conn, kind string, tty bool) localshell.Launcher {
 			}
 			return nil
 		}
-		return &localshell.Launch{Cmd: cmd, End: end, After: after}, nil
+		wrapped := &localshell.Launch{Cmd: cmd, End: end, After: after}
+		agent := c.agentClient()
+		if tty || agent == nil {
+			return wrapped, nil
+		}
+		// Through the agent: a frame on its channel and a fork there. A
+		// timeout or cancel signals through it too (no End), and a
+		// command it did not take (its channel ended) runs wrapped.
+		req := remoteagent.Request{Argv: commandArgv(kind, command), Dir: cwd, Env: env,
+			Unset: agentUnset, Marker: marker,
+			NoDirExit: codeNoDir, NoDirMessage: noDirPrefix,
+			GraceMillis: int(capabilities.ShellTerminateGrace / time.Millisecond)}
+		var started *remoteagent.Command
+		return &localshell.Launch{Cmd: cmd,
+			Start: func(cmd *exec.Cmd) (localshell.Started, error) {
+				out, _ := cmd.Stdout.(*os.File)
+				errs, _ := cmd.Stderr.(*os.File)
+				st, err := agent.Start(req, out, errs)
+				if errors.Is(err, remoteagent.ErrClosed) {
+					return nil, fmt.Errorf("%w: %v", localshell.ErrNotTaken, err)
+				}
+				started = st
+				return st, err
+			},
+			After: func() []string {
+				if started == nil || !started.Lost() {
+					return after()
+				}
+				// The agent's channel ended under the command (the agent
+				// killed there, the connection lost): nothing ended what
+				// it started. Swept now when the master answers, else by
+				// the next connection.
+				ctx, cancel := context.WithTimeout(context.Background(), checkTimeout)
+				defer cancel()
+				if _, code, _, err := c.remote.Run(ctx, nil, posixremote.EndScript, marker); err != nil || code != 0 {
+					c.orphaned(marker)
+				}
+				return nil
+			},
+			Fallback: func() (*localshell.Launch, error) { return wrapped, nil },
+		}, nil
 	}
+}
+
+// commandArgv runs command with kind, as the wrapper does.
+func commandArgv(kind, command string) []string {
+	if kind == "bash" {
+		return []string{"bash", "--noprofile", "--norc", "-c", command}
+	}
+	return []string{"sh", "-c", command}
 }
 
 // Execute implements capabilities.Shell. It connects first when the
@@ -133,6 +202,7 @@ func (s *Shell) Execute(ctx context.Context, command string, opts capabilities.E
 	if err := s.c.ensure(ctx); err != nil {
 		return nil, err
 	}
+	s.c.ensureAgent(ctx)
 	return s.Shell.Execute(ctx, command, opts)
 }
 

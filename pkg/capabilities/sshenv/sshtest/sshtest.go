@@ -110,8 +110,12 @@ func Shared(t testing.TB) *Server {
 	return shared.srv
 }
 
-// StopShared removes the shared server, if one was started.
+// StopShared removes the shared server, if one was started, and the
+// agent AgentDir built.
 func StopShared() {
+	if agent.dir != "" {
+		_ = os.RemoveAll(agent.dir)
+	}
 	if s := shared.srv; s != nil {
 		_ = remotetest.RemoveContainer(s.Container)
 		_ = os.RemoveAll(s.Dir)
@@ -241,4 +245,33 @@ func waitBanner(addr string) error {
 func Docker(t testing.TB, args ...string) string {
 	t.Helper()
 	return remotetest.Docker(t, args...)
+}
+
+var agent struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// AgentDir is a directory holding magenta-supervisor built from this
+// checkout (static, for this machine), the remote agent an ssh
+// environment uploads: built once per test binary.
+func AgentDir(t testing.TB) string {
+	t.Helper()
+	agent.once.Do(func() {
+		agent.dir, agent.err = os.MkdirTemp("", "sshtest-agent-")
+		if agent.err != nil {
+			return
+		}
+		cmd := exec.Command("go", "build", "-o", filepath.Join(agent.dir, "magenta-supervisor"),
+			"github.com/magenta-nvim/magenta/cmd/magenta-supervisor")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			agent.err = fmt.Errorf("building the remote agent: %v: %s", err, out)
+		}
+	})
+	if agent.err != nil {
+		t.Fatal(agent.err)
+	}
+	return agent.dir
 }

@@ -1,0 +1,5 @@
+//go:build race
+
+package remoteagent
+
+func init() { raceEnabled = true }
