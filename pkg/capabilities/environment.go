@@ -61,6 +61,11 @@ type Environment struct {
 	// Skills are the skills the model may load (the skill tool); nil
 	// when there are none (a container cannot read the host's).
 	Skills Skills
+	// Close, when set, releases what the environment holds open (an ssh
+	// environment's connection and remote agent) once nothing uses it:
+	// a sub-agent's environment when the sub-agent ends. An environment
+	// without it holds nothing, or is released by the host when it closes.
+	Close func() error
 }
 
 // Artifacts stores files a tool call produced, under a root the model

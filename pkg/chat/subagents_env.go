@@ -332,11 +332,13 @@ func (o *ownedEnv) close() {
 }
 
 // closeEnv releases an environment made for a sub-agent, once nothing
-// uses it (the spawn was stopped, or the sub-agent's thread ended).
-// capabilities.Environment has no close hook yet: the SSH environment's
-// connection must get one (see the report of issue 31 item 3); until
-// then this does nothing.
-func closeEnv(*capabilities.Environment) {}
+// uses it (the spawn was stopped, or the sub-agent's thread ended): its
+// Close, when it has one (an ssh environment's connection).
+func closeEnv(env *capabilities.Environment) {
+	if env != nil && env.Close != nil {
+		go func() { _ = env.Close() }() // a round trip or two: off the caller
+	}
+}
 
 // subagentEnv is a sub-agent's environment at depth: env with Threads set
 // by the depth limit, and a banner saying where it works when env brings

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -32,10 +33,11 @@ type fakeRemote struct {
 	envs   map[string]*capabilities.Environment
 	fail   map[string]error
 	prefix map[string]string // files each made environment starts with, by path
+	closed map[string]int    // Close calls, by label
 }
 
 func newFakeRemote() *fakeRemote {
-	return &fakeRemote{envs: map[string]*capabilities.Environment{}, fail: map[string]error{}, prefix: map[string]string{}}
+	return &fakeRemote{envs: map[string]*capabilities.Environment{}, fail: map[string]error{}, prefix: map[string]string{}, closed: map[string]int{}}
 }
 
 func (f *fakeRemote) open(cfg threadstore.Env, done func(*capabilities.Environment, string, error)) {
@@ -55,6 +57,12 @@ func (f *fakeRemote) open(cfg threadstore.Env, done func(*capabilities.Environme
 		}
 		env = &capabilities.Environment{Name: label, Cwd: cwd, Files: fs,
 			Shell: memshell.New(memshell.Script{Match: func(string) bool { return true }, Lines: []capabilities.OutputLine{{Text: "ran in " + label}}})}
+		env.Close = func() error {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			f.closed[label]++
+			return nil
+		}
 		f.envs[label] = env
 	}
 	f.mu.Unlock()
@@ -65,6 +73,13 @@ func (f *fakeRemote) open(cfg threadstore.Env, done func(*capabilities.Environme
 		}
 		done(env, "you work in "+label, nil)
 	}()
+}
+
+// closes is how many times the environment labelled label was closed.
+func (f *fakeRemote) closes(label string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.closed[label]
 }
 
 func (f *fakeRemote) requests() []threadstore.Env {
@@ -183,6 +198,12 @@ func TestSubagentInANamedEnvironment(t *testing.T) {
 	}
 	assert.Contains(t, desc, "  - `box`: the machine devbox over SSH, in /srv/app\n", "the model is told the configured names")
 	next.Reply("ok")
+
+	// The environment made for the sub-agent (an ssh connection and its
+	// remote agent) is released with the sub-agent's thread, once.
+	assert.Zero(t, remote.closes("ssh:devbox"), "closed while its sub-agent lives")
+	h.app.Close()
+	require.Eventually(t, func() bool { return remote.closes("ssh:devbox") == 1 }, 10*time.Second, 5*time.Millisecond)
 }
 
 // A sub-agent in the parent's environment next to one elsewhere keeps

@@ -61,6 +61,25 @@ func (s *sshConns) add(c *sshenv.Conn) bool {
 	return !closed
 }
 
+// close closes c and forgets it (a sub-agent's environment, released
+// when it ends); a connection already forgotten is left alone.
+func (s *sshConns) close(c *sshenv.Conn) error {
+	s.mu.Lock()
+	kept := false
+	for i, k := range s.conns {
+		if k == c {
+			s.conns = append(s.conns[:i], s.conns[i+1:]...)
+			kept = true
+			break
+		}
+	}
+	s.mu.Unlock()
+	if !kept {
+		return nil // closeAll has it, or had it
+	}
+	return c.Close()
+}
+
 // closeAll closes every connection, at once (each `ssh -O exit` is a
 // local socket round trip), and refuses new ones.
 func (s *sshConns) closeAll() {
@@ -120,6 +139,7 @@ func (h *Host) sshEnvironment(ctx context.Context, opts config.Options, host, cw
 	if !h.ssh.add(conn) {
 		return nil, errors.New("the host is closing")
 	}
+	env.Close = func() error { return h.ssh.close(conn) }
 	if st := conn.AgentStatus(); !conn.AgentRunning() {
 		// Still works, each command on a channel of its own: slower.
 		h.warnOnce("ssh " + host + ": " + st)
