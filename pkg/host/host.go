@@ -61,6 +61,10 @@ type Options struct {
 	// tests: ssh reads the passwd entry's home, never $HOME). Empty: the
 	// user's ~/.ssh/config, as ssh reads it.
 	SSHConfig string
+	// SSHAgentDir holds the remote agent ssh threads upload (sshenv
+	// Config.AgentDir); empty means the directory of magenta-supervisor
+	// beside the running executable (tests running in process set it).
+	SSHAgentDir string
 }
 
 // Host serves one Neovim connection.
@@ -346,7 +350,9 @@ func (h *Host) newThread(app *chat.App, p newThreadEvent) {
 // attach configures the host from the options Lua sends when it starts
 // a host (and again after a restart).
 func (h *Host) attach(p attachEvent) {
+	TL("attach")
 	h.setDisplay(p.Display)
+	TL("checked")
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.app != nil {
@@ -360,7 +366,9 @@ func (h *Host) attach(p attachEvent) {
 		return
 	}
 	setLogLevel(opts.LogLevel)
+	TL("decoded")
 	env, reg, err := h.environment(opts, p.Cwd, p.DataDir)
+	TL("env")
 	if err != nil {
 		h.initErr = err
 		h.renderer.Notify(err.Error(), chat.LevelError)
@@ -395,6 +403,7 @@ func (h *Host) attach(p attachEvent) {
 		h.renderer.Notify(err.Error(), chat.LevelError)
 		return
 	}
+	TL("app")
 	h.app, h.initErr, h.options = app, nil, opts
 	go h.tellShown(shown)
 	// A host started again after one died reopens the thread that one

@@ -108,10 +108,13 @@ func (h *Host) sshOptions() []string {
 	return []string{"-F", h.opts.SSHConfig}
 }
 
-// agentDir is where the remote agent's binaries are: beside the host,
-// with magenta-supervisor (package sshenv uploads the one for the
-// machine). Empty without it: commands on a channel each.
-func agentDir() string {
+// agentDir is where the remote agent's binaries are: Options.SSHAgentDir,
+// else beside the host, with magenta-supervisor (package sshenv uploads
+// the one for the machine). Empty without it: commands on a channel each.
+func (h *Host) agentDir() string {
+	if h.opts.SSHAgentDir != "" {
+		return h.opts.SSHAgentDir
+	}
 	if p := procsup.Beside(); p != "" {
 		return filepath.Dir(p)
 	}
@@ -129,7 +132,7 @@ func agentDir() string {
 func (h *Host) sshEnvironment(ctx context.Context, opts config.Options, host, cwd string) (*capabilities.Environment, error) {
 	ctx, cancel := context.WithTimeout(ctx, sshSetupTimeout)
 	defer cancel()
-	env, conn, err := sshenv.NewEnvironment(ctx, sshenv.Config{Host: host, Cwd: cwd, Options: h.sshOptions(), AgentDir: agentDir()}, localshell.Options{
+	env, conn, err := sshenv.NewEnvironment(ctx, sshenv.Config{Host: host, Cwd: cwd, Options: h.sshOptions(), AgentDir: h.agentDir()}, localshell.Options{
 		LogRoot: opts.LogRoot(), MaxTimeout: opts.MaxShellTimeout(),
 		LogMaxBytes: opts.Shell.LogMaxBytes, LogQuota: opts.Shell.LogQuotaBytes, LogMaxAge: opts.LogMaxAge(),
 	})
@@ -179,11 +182,12 @@ func (h *Host) sshEnvironment(ctx context.Context, opts config.Options, host, cw
 	})
 	env.Fetcher = guard.NewFetcher(httpfetch.New(httpfetch.Options{}), h.broker, h.remembered, httpfetch.IsPrivate)
 	env.WebSearcher = localenv.WebSearcher(opts, h.broker, h.remembered, h.warnOnce)
-	// No grep tool: guard.Searcher judges paths on the local disk, so a
-	// remote searcher behind it would follow a planted link unasked.
-	// Searching goes through bash_command (rg, grep -r), which the
-	// checker and remoteChecks judge.
-	env.Searcher = nil
+	// grep: the remote rg (when the machine has it), its path judged on
+	// the remote machine as the file tools' are (a planted link to a key
+	// there asks).
+	if env.Searcher != nil {
+		env.Searcher = guard.NewRemoteSearcher(env.Searcher, workspace, h.broker, h.remembered, conn.RealPath)
+	}
 	banner := fmt.Sprintf("%s · %s · %s", env.Name, env.Cwd, sshBannerSafety)
 	env.Banner = func() string { return banner }
 	return env, nil

@@ -111,7 +111,7 @@ func (a *asked) take() []approval.Request {
 // Red team, against a real sshd: an ssh thread's files and commands go
 // through the same checks as local ones, judged on the remote machine.
 // A link planted in the workspace to a key in the remote home is not
-// read (get_file's FileIO, nor cat) without asking; a write to the
+// read (get_file's FileIO, grep, nor cat) without asking; a write to the
 // remote .git/config asks; rm -rf asks; ls runs without asking — until a
 // link leading out is planted, since the checker cannot follow it there.
 // A missing directory or an unknown host makes no environment.
@@ -175,6 +175,25 @@ func TestSSHThreadRedTeam(t *testing.T) {
 	require.Len(t, reqs, 1)
 	assert.Equal(t, "/home/dev/.ssh/id_ed25519", reqs[0].Subject, "judged where the link leads")
 	assert.Contains(t, reqs[0].Reason, "outside the workspace and a secret")
+
+	// grep: the remote rg does not follow the link inside the tree, and
+	// a search of the link itself, or of the remote home, asks (no).
+	require.NotNil(t, env.Searcher, "the test image has rg")
+	found, err := env.Searcher.Search(call, capabilities.SearchRequest{Pattern: "PRIVATE|hello", Path: "/home/dev/work", ThreadID: "t1", RequestID: "tu_g"})
+	require.NoError(t, err)
+	assert.Empty(t, a.take(), "a search of the workspace does not ask")
+	var hits []string
+	for _, f := range found.Files {
+		hits = append(hits, f.Path)
+	}
+	assert.Equal(t, []string{"README.md"}, hits, "the key behind the link is not searched")
+	for path, subject := range map[string]string{"/home/dev/work/notes.txt": "/home/dev/.ssh/id_ed25519", "/home/dev/.ssh": "/home/dev/.ssh"} {
+		_, err = env.Searcher.Search(call, capabilities.SearchRequest{Pattern: "PRIVATE", Path: path, ThreadID: "t1", RequestID: "tu_g2"})
+		require.ErrorIs(t, err, capabilities.ErrPermissionDenied, path)
+		reqs = a.take()
+		require.Len(t, reqs, 1, path)
+		assert.Equal(t, subject, reqs[0].Subject, "judged on the remote machine")
+	}
 
 	for _, command := range []string{"cat notes.txt", "ls"} {
 		_, err = run(command)

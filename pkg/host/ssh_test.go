@@ -35,7 +35,7 @@ func TestSSHThreadEndToEnd(t *testing.T) {
 		open := func() (*nvimtest.Nvim, *providertest.Fake, *host.Host) {
 			n := nvimtest.Start(t, bin, "XDG_DATA_HOME="+dataDir)
 			fake := providertest.New()
-			h := n.StartHost(host.Options{Version: "test", SSHConfig: srv.Config,
+			h := n.StartHost(host.Options{Version: "test", SSHConfig: srv.Config, SSHAgentDir: sshtest.AgentDir(t),
 				NewProvider: func(config.Profile) (provider.Provider, error) { return fake, nil }})
 			n.Command("cd " + work)
 			n.Setup(testOptions)
@@ -70,6 +70,11 @@ func TestSSHThreadEndToEnd(t *testing.T) {
 		res, isErr := lastResult(t, next)
 		require.False(t, isErr, res)
 		assert.Contains(t, res, "alpha")
+
+		next = step(next, "tu_grep", "grep", map[string]string{"pattern": "alph"})
+		res, isErr = lastResult(t, next)
+		require.False(t, isErr, res)
+		assert.Contains(t, res, "notes.txt", "grep searches there with the remote rg")
 
 		next = step(next, "tu_ls", "bash_command", map[string]string{"command": "ls", "description": "list"})
 		res, isErr = lastResult(t, next)

@@ -50,6 +50,55 @@ func TestSearcherAsksOutsideTheWorkspace(t *testing.T) {
 	assert.Equal(t, 3, inner.n)
 }
 
+// pathSearcher records the paths it was asked to search.
+type pathSearcher struct{ paths []string }
+
+func (p *pathSearcher) Search(_ context.Context, req capabilities.SearchRequest) (*capabilities.SearchResult, error) {
+	p.paths = append(p.paths, req.Path)
+	return &capabilities.SearchResult{}, nil
+}
+
+// A remote searcher's paths are judged where they are: resolve (the
+// remote realpath) decides, never the local disk, and the inner
+// searcher searches the path as judged.
+func TestRemoteSearcherJudgesResolvedPaths(t *testing.T) {
+	links := map[string]string{"/srv/app/keys": "/home/dev/.ssh"}
+	resolve := func(_ context.Context, p string) (string, error) {
+		if r, ok := links[p]; ok {
+			return r, nil
+		}
+		if p == "/srv/app/gone" {
+			return "", capabilities.ErrNotExist
+		}
+		return p, nil
+	}
+	inner := &pathSearcher{}
+	b := approval.NewBroker(nil)
+	s := NewRemoteSearcher(inner, "/srv/app/", b, NewRemembered(), resolve)
+	ctx := context.Background()
+
+	_, err := s.Search(ctx, capabilities.SearchRequest{Path: "/srv/app/src/../lib"})
+	require.NoError(t, err, "inside: no question")
+	assert.Empty(t, b.Pending(""))
+
+	go func() {
+		req := answerNext(t, b, approval.Deny)
+		assert.Contains(t, req.Reason, "/home/dev/.ssh")
+	}()
+	_, err = s.Search(ctx, capabilities.SearchRequest{Path: "/srv/app/keys"})
+	assert.ErrorIs(t, err, capabilities.ErrPermissionDenied, "a remote link out of the workspace asks")
+
+	_, err = s.Search(ctx, capabilities.SearchRequest{Path: "/srv/app/gone"})
+	assert.ErrorIs(t, err, capabilities.ErrNotExist)
+	_, err = s.Search(ctx, capabilities.SearchRequest{Path: "relative"})
+	assert.Error(t, err)
+
+	go answerNext(t, b, approval.Allow)
+	_, err = s.Search(ctx, capabilities.SearchRequest{Path: "/srv/app/keys"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"/srv/app/lib", "/home/dev/.ssh"}, inner.paths, "searched as judged")
+}
+
 // urlFetcher calls CheckHost for each URL in order, like a fetch with
 // redirects (the real one calls it once per new origin); hosts gives
 // each host's addresses.

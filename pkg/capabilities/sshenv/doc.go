@@ -107,6 +107,16 @@
 // call's client sees the end only when it has) and the next connection
 // sweeps it first.
 //
+// # Search
+//
+// Searcher runs the remote rg (`exec sh -c 'unset RIPGREP_CONFIG_PATH;
+// cd DIR; exec rg --json …'` on the master: the remote user's ripgrep
+// config could add --follow) through package ripgrep, which parses its
+// output as for a local search; NewEnvironment leaves
+// Environment.Searcher nil when the probe found no rg. A search that
+// times out or has enough matches kills the local client; rg there ends
+// at its next write.
+//
 // # Cost
 //
 // BenchmarkShellEcho and its neighbours in bench_test.go, on a 2-core

@@ -21,7 +21,8 @@ func (c *Conn) ProbeRemote(ctx context.Context, cwd string) (Probe, error) {
 
 // NewEnvironment connects to cfg.Host and returns the environment of a
 // thread working there: Files, Shell (shellOpts as for a local shell:
-// log root, caps, timeouts), no LSP, no Searcher yet, and the Conn,
+// log root, caps, timeouts), Searcher (the remote rg; nil without
+// one), no LSP, and the Conn,
 // which the caller closes when the thread ends. Failures say what is
 // wrong: no client, an unreachable host, a host key mismatch, a refused
 // key, a cwd that does not exist.
@@ -43,14 +44,18 @@ func NewEnvironment(ctx context.Context, cfg Config, shellOpts localshell.Option
 		return nil, nil, err
 	}
 	shellOpts.Cwd = p.Cwd
+	files := posixremote.NewFileIO(c.remote)
 	env := &capabilities.Environment{
 		Name:        "ssh:" + cfg.Host,
 		Cwd:         p.Cwd,
 		Home:        p.Home,
-		Files:       posixremote.NewFileIO(c.remote),
+		Files:       files,
 		Shell:       NewShell(c, p.Bash, shellOpts),
 		LSP:         capabilities.NoLSP{},
 		Diagnostics: capabilities.NoLSP{},
+	}
+	if p.RgVersion != "" {
+		env.Searcher = &Searcher{c: c, files: files, name: fmt.Sprintf("rg %s (on %s)", p.RgVersion, cfg.Host)}
 	}
 	return env, c, nil
 }
