@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/magenta-nvim/magenta/pkg/capabilities/sshenv/sshtest"
 	"github.com/magenta-nvim/magenta/pkg/mcp/mcptest"
 	"github.com/magenta-nvim/magenta/pkg/sandbox/zygote"
 )
@@ -19,5 +20,7 @@ func TestMain(m *testing.M) {
 	zygote.MainIfZygote()
 	// The host logs to slog's default; keep test output readable.
 	slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
-	os.Exit(m.Run())
+	code := m.Run()
+	sshtest.StopShared() // the remote agent built for the ssh tests
+	os.Exit(code)
 }

@@ -86,19 +86,18 @@ func (r *remoteChecks) allowed(command string) string {
 // workspaceReason lists the remote workspace and says why it makes
 // commands ask ("" when nothing does).
 func (r *remoteChecks) workspaceReason(ctx context.Context) string {
-	cmd := r.conn.Command(ctx, false, "sh -s")
 	script := strings.NewReplacer("@WS@", shSingleQuoted(r.workspace), "@LIMIT@", strconv.Itoa(remoteCheckEntries+1)).Replace(remoteListScript)
-	cmd.Stdin = strings.NewReader(script)
-	var out, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &stderr
-	err := cmd.Run()
+	out, code, stderr, err := r.conn.Run(ctx, script)
 	if ctx.Err() != nil {
 		return fmt.Sprintf("the remote workspace could not be checked for links and secrets within %s", remoteCheckTimeout)
 	}
-	if err != nil {
-		return fmt.Sprintf("the remote workspace could not be checked for links and secrets (%v: %s)", err, lastLine(stderr.String()))
+	if err == nil && code != 0 {
+		err = fmt.Errorf("exit status %d", code)
 	}
-	return listingReason(r.workspace, out.Bytes())
+	if err != nil {
+		return fmt.Sprintf("the remote workspace could not be checked for links and secrets (%v: %s)", err, lastLine(stderr))
+	}
+	return listingReason(r.workspace, out)
 }
 
 // listingReason judges remoteListScript's output for workspace.

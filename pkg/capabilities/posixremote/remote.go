@@ -33,6 +33,16 @@ type Runner interface {
 	Failure(ctx context.Context, code int, stderr string, err error) error
 }
 
+// ScriptRunner is a Runner that may also run a script without stdin
+// through a helper already on the machine (sshenv's remote agent):
+// cheaper than a process here and a session there. handled is false when
+// it cannot now; the script then runs through Command. err is the
+// transport's failure (naming the machine) or ctx's end; code and stderr
+// are the script's own otherwise.
+type ScriptRunner interface {
+	RunScript(ctx context.Context, script string, args ...string) (out []byte, code int, stderr string, handled bool, err error)
+}
+
 // Remote is a machine reached through a Runner, with the words its
 // errors use. It is safe for concurrent use.
 type Remote struct {
@@ -63,6 +73,15 @@ func (m *Remote) Run(ctx context.Context, stdin io.Reader, script string, args .
 // run is Run that also says whether err came from the transport
 // (Runner.Command or Runner.Failure: it names the machine already).
 func (m *Remote) run(ctx context.Context, stdin io.Reader, script string, args ...string) (out []byte, code int, stderr string, err error, transport bool) {
+	if sr, ok := m.Runner.(ScriptRunner); ok && stdin == nil {
+		out, code, stderr, handled, err := sr.RunScript(ctx, script, args...)
+		if handled {
+			if err != nil {
+				return nil, code, stderr, err, ctx.Err() == nil
+			}
+			return out, code, stderr, nil, false
+		}
+	}
 	cmd, err := m.Command(ctx, stdin != nil, script, args...)
 	if err != nil {
 		return nil, -1, "", err, true

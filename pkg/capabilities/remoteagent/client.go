@@ -98,10 +98,6 @@ func (c *Client) Close() error {
 // stdout and stderr (duplicated: the caller may close its own), which
 // are closed once it ended. ErrClosed means nothing of it ran.
 func (c *Client) Start(req Request, stdout, stderr *os.File) (*Command, error) {
-	payload, err := json.Marshal(req)
-	if err != nil {
-		return nil, err
-	}
 	out, err := dup(stdout)
 	if err != nil {
 		return nil, err
@@ -111,11 +107,33 @@ func (c *Client) Start(req Request, stdout, stderr *os.File) (*Command, error) {
 		out.Close()
 		return nil, err
 	}
-	cmd := &Command{c: c, out: out, err: errf, chunks: make(chan chunk, 64), exited: make(chan struct{})}
+	cmd, err := c.start(req, out, errf, true)
+	if err != nil {
+		closeFiles(out, errf)
+		return nil, err
+	}
+	return cmd, nil
+}
+
+// StartTo is Start writing the output to stdout and stderr, which it
+// does not close (a buffer). ErrClosed means nothing of it ran.
+func (c *Client) StartTo(req Request, stdout, stderr io.Writer) (*Command, error) {
+	if stdout == nil || stderr == nil {
+		return nil, errors.New("remote agent: a command's output needs a writer")
+	}
+	return c.start(req, stdout, stderr, false)
+}
+
+// start is StartTo; owned says out and err are files to close at the end.
+func (c *Client) start(req Request, out, errf io.Writer, owned bool) (*Command, error) {
+	payload, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	cmd := &Command{c: c, out: out, err: errf, owned: owned, chunks: make(chan chunk, 64), exited: make(chan struct{})}
 	c.mu.Lock()
 	if c.closed || c.err != nil {
 		c.mu.Unlock()
-		closeFiles(out, errf)
 		return nil, ErrClosed
 	}
 	c.next++
@@ -130,7 +148,6 @@ func (c *Client) Start(req Request, stdout, stderr *os.File) (*Command, error) {
 		delete(c.cmds, cmd.id)
 		c.mu.Unlock()
 		cmd.end(0, false, false)
-		closeFiles(out, errf)
 		return nil, fmt.Errorf("%w: %v", ErrClosed, err)
 	}
 	go cmd.write()
@@ -191,7 +208,8 @@ type chunk struct {
 type Command struct {
 	c        *Client
 	id       uint32
-	out, err *os.File
+	out, err io.Writer
+	owned    bool // out and err are files Start made: closed at the end
 	chunks   chan chunk
 	exited   chan struct{}
 
@@ -231,7 +249,9 @@ func (cmd *Command) write() {
 		}
 		_, _ = f.Write(ch.data) // a reader gone: the output is dropped
 	}
-	closeFiles(cmd.out, cmd.err)
+	if cmd.owned {
+		closeFiles(cmd.out.(*os.File), cmd.err.(*os.File))
+	}
 	close(cmd.exited)
 }
 

@@ -1,6 +1,7 @@
 package sshenv
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -14,8 +15,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
+	"github.com/magenta-nvim/magenta/pkg/capabilities"
+	"github.com/magenta-nvim/magenta/pkg/capabilities/posixremote"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/procsup"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/remoteagent"
 )
@@ -27,8 +31,9 @@ const agentHelloTimeout = 10 * time.Second
 // commands' fast path. why says, when it is not running, why commands
 // go on channels of their own.
 type agentSlot struct {
-	mu     sync.Mutex
-	client *remoteagent.Client
+	starting sync.Mutex // held by ensureAgent
+	mu       sync.Mutex
+	client   *remoteagent.Client
 	// failed is a setup failure that will not change for this Conn (no
 	// binary for the machine, an upload refused, no hello): the agent is
 	// not tried again. A channel that ended is tried again.
@@ -66,27 +71,38 @@ func (c *Conn) agentClient() *remoteagent.Client {
 // when it is not, and the agent's own channel. A failure leaves
 // commands on channels of their own.
 func (c *Conn) ensureAgent(ctx context.Context) {
+	// One start at a time; agent.mu is not held while starting (the setup
+	// scripts ask agentClient, and go on channels of their own then).
+	c.agent.starting.Lock()
+	defer c.agent.starting.Unlock()
 	c.agent.mu.Lock()
-	defer c.agent.mu.Unlock()
 	if c.agent.client != nil {
 		select {
 		case <-c.agent.client.Done():
 			c.agent.client = nil // ended: started again below
 		default:
+			c.agent.mu.Unlock()
 			return
 		}
 	}
-	if c.agent.failed != nil || c.closing() {
+	failed := c.agent.failed
+	c.agent.mu.Unlock()
+	if failed != nil || c.closing() {
 		return
 	}
 	client, remote, err := c.startAgent(ctx)
-	if err != nil {
+	c.agent.mu.Lock()
+	defer c.agent.mu.Unlock()
+	switch {
+	case err != nil:
 		if ctx.Err() == nil {
 			c.agent.failed = err
 		}
-		return
+	case c.closing():
+		_ = client.Close() // Close ran meanwhile
+	default:
+		c.agent.client, c.agent.remote = client, remote
 	}
-	c.agent.client, c.agent.remote = client, remote
 }
 
 // agentSetupScript $@=candidate names: prints the machine (uname -sm),
@@ -310,3 +326,51 @@ func archNames(bins []agentBinary) []string {
 	}
 	return names
 }
+
+// RunScript implements posixremote.ScriptRunner: `sh -c script sh
+// args…` through the agent when one runs, in the remote user's home as
+// on a channel of its own; handled is false without one (or when it did
+// not take the script). A script its channel left is ErrConnectionLost.
+func (r *runner) RunScript(ctx context.Context, script string, args ...string) (out []byte, code int, stderr string, handled bool, err error) {
+	c := (*Conn)(r)
+	agent := c.agentClient()
+	if agent == nil {
+		return nil, 0, "", false, nil
+	}
+	marker, err := posixremote.NewMarker()
+	if err != nil {
+		return nil, 0, "", false, nil
+	}
+	var o, e bytes.Buffer
+	cmd, err := agent.StartTo(remoteagent.Request{Argv: append([]string{"sh", "-c", script, "sh"}, args...), Marker: marker,
+		GraceMillis: int(capabilities.ShellTerminateGrace / time.Millisecond)}, &o, &e)
+	if err != nil {
+		return nil, 0, "", false, nil // not taken: on a channel of its own
+	}
+	done := make(chan syscall.WaitStatus, 1)
+	go func() {
+		ws, _ := cmd.Wait()
+		done <- ws
+	}()
+	var ws syscall.WaitStatus
+	select {
+	case ws = <-done:
+	case <-ctx.Done():
+		cmd.Kill()
+		<-done
+		return nil, -1, "", true, ctx.Err()
+	}
+	if cmd.Lost() {
+		if ferr := c.failed(ctx, ""); ferr != nil {
+			return nil, exitSSH, "", true, ferr
+		}
+		return nil, exitSSH, "", true, fmt.Errorf("ssh %s: %w (the remote agent's channel ended); the next call starts it again", c.host, ErrConnectionLost)
+	}
+	code = ws.ExitStatus()
+	if ws.Signaled() {
+		code = 128 + int(ws.Signal())
+	}
+	return o.Bytes(), code, strings.TrimSpace(e.String()), true, nil
+}
+
+var _ posixremote.ScriptRunner = (*runner)(nil)

@@ -434,6 +434,14 @@ func (c *Conn) sshFailure(ctx context.Context, stderr string, err error) error {
 	return classify(c.host, stderr, err)
 }
 
+// Run runs `sh -c script sh args…` on the host (through the remote
+// agent when it runs, else on a channel of its own) and returns its
+// stdout, exit code and trimmed stderr; err is the connection's failure
+// or ctx's end.
+func (c *Conn) Run(ctx context.Context, script string, args ...string) (out []byte, code int, stderr string, err error) {
+	return c.remote.Run(ctx, nil, script, args...)
+}
+
 // RealPath is where p really is on the host: `readlink -f -- p` there,
 // and for a path that does not exist, its deepest existing ancestor
 // resolved with the rest appended. A relative p is taken from the remote

@@ -53,7 +53,11 @@
 // the target, a per-path lock for Update); a call that exits 255 with
 // the master gone is the Conn's failure, not the script's. The remote
 // machine needs sh, cat, stat -c (GNU or busybox), mkdir, chmod, mv, rm,
-// readlink. Each operation costs one ssh client start and one channel.
+// readlink. A script with no input (stat, mkdir, remove, rename, the
+// real path, the probe, the sweeps, the host's remote checks) runs
+// through the remote agent when it runs (runner.RunScript, a
+// posixremote.ScriptRunner); a read (its output streamed) and a write
+// (its content on stdin) still cost an ssh client start and a channel.
 //
 // # Commands
 //
@@ -127,8 +131,12 @@
 // ms. The agent is faster than a bare channel because a channel costs
 // an ssh client start here and a session, a login shell and an exec of
 // bash there, where a command through the agent costs a frame each way
-// and one fork+exec. A 10 MB read through FileIO (still a channel per
-// operation) takes ~162 ms, a bare `ssh host cat` ~151 ms.
+// and one fork+exec. A script through the agent (`true`) takes ~7 ms.
+// An ssh thread's bash_command also lists the remote workspace before a
+// command the checker allows (package host, sshcheck.go: ~20 ms, a
+// pipeline of find and sh there), so `echo hi` there takes ~30 ms
+// (BenchmarkSSHThreadEcho). A 10 MB read through FileIO (a channel)
+// takes ~162 ms, a bare `ssh host cat` ~151 ms.
 //
 // Tests run against a real sshd in a container (package sshtest, image
 // built by scripts/build-sshd-image.sh when missing) with keys,
