@@ -42,7 +42,6 @@ var version = "dev"
 func main() {
 	// Re-executed as a shell command's process supervisor: supervise and
 	// exit, before anything else starts (see package procsup).
-	host.TL("main")
 	procsup.MainIfSupervisor()
 	// Or as the sandbox's confinement parent or a command's init, when
 	// magenta-supervisor is missing (package zygote).
@@ -113,6 +112,5 @@ func serve(logPath string) error {
 	defer h.Close()
 	host.Register(plugin.New(v), h)
 	slog.Info("magenta-host serving", "version", version, "pid", os.Getpid())
-	host.TL("serve")
 	return v.Serve()
 }

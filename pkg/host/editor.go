@@ -19,8 +19,6 @@ const applyLua = `return require('magenta.ui').apply(...)`
 
 func (e *nvimEditor) ApplyEdit(buf int, ed view.Edit, seq int) error {
 	texts, hls := luaEdit(ed)
-	TL("apply>")
-	defer TL("apply<")
 	return e.nv.ExecLua(applyLua, nil, buf, ed.Start, ed.End, texts, hls, seq)
 }
 

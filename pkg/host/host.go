@@ -350,9 +350,7 @@ func (h *Host) newThread(app *chat.App, p newThreadEvent) {
 // attach configures the host from the options Lua sends when it starts
 // a host (and again after a restart).
 func (h *Host) attach(p attachEvent) {
-	TL("attach")
 	h.setDisplay(p.Display)
-	TL("checked")
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.app != nil {
@@ -366,9 +364,7 @@ func (h *Host) attach(p attachEvent) {
 		return
 	}
 	setLogLevel(opts.LogLevel)
-	TL("decoded")
 	env, reg, err := h.environment(opts, p.Cwd, p.DataDir)
-	TL("env")
 	if err != nil {
 		h.initErr = err
 		h.renderer.Notify(err.Error(), chat.LevelError)
@@ -403,7 +399,6 @@ func (h *Host) attach(p attachEvent) {
 		h.renderer.Notify(err.Error(), chat.LevelError)
 		return
 	}
-	TL("app")
 	h.app, h.initErr, h.options = app, nil, opts
 	go h.tellShown(shown)
 	// A host started again after one died reopens the thread that one

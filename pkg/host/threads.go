@@ -114,7 +114,6 @@ func (h *Host) tellShown(shown <-chan string) {
 			if h.nv == nil {
 				continue
 			}
-			TL("shown>")
 			if err := h.nv.ExecLua(`require('magenta.host').shown(...)`, nil, id); err != nil {
 				slog.Debug("telling Lua the shown thread", "err", err)
 			}
