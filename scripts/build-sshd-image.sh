@@ -49,12 +49,14 @@ command -v "$DOCKER" >/dev/null || die "no docker CLI"
 # What the image holds. Required: sshd's session needs bash; FileIO's scripts
 # (package posixremote) need sh, cat, stat, mkdir, chmod, chown, mv, rm,
 # readlink, grep; the shell's sweep needs grep, sleep and /proc; the tests
-# (package remotetest) use setsid, stty, mkfifo, ln and find. The rest serves
-# a human poking around. Optional ones are skipped when this machine lacks
+# (package remotetest) use setsid, stty, mkfifo, ln and find; sha256sum lets
+# an ssh environment check the remote agent it uploaded before it runs it
+# (without it the agent is uploaded again each time). The rest serves a
+# human poking around. Optional ones are skipped when this machine lacks
 # them.
 REQUIRED="bash sh cat stat mkdir chmod chown mv rm readlink grep sleep env setsid stty mkfifo ln find"
 OPTIONAL="ls cp head tail tr wc touch sed xargs timeout id ps kill true false
-dirname basename sort uname date seq rg tee pwd realpath nproc"
+dirname basename sort uname date seq rg tee pwd realpath nproc sha256sum"
 
 bins=()
 for b in $REQUIRED; do

@@ -106,12 +106,17 @@ func (c *Conn) ensureAgent(ctx context.Context) {
 }
 
 // agentSetupScript $@=candidate names: prints the machine (uname -sm),
-// the directory the agent lives in, and `have NAME` for each candidate
-// already there.
+// the directory the agent lives in, and `have NAME SHA256` for each
+// candidate already there (the hash empty without sha256sum).
 const agentSetupScript = `uname -sm
 d=${XDG_CACHE_HOME:-$HOME/.cache}/magenta
 printf '%s\n' "$d"
-for f in "$@"; do [ -x "$d/$f" ] && printf 'have %s\n' "$f"; done
+for f in "$@"; do
+	if [ -x "$d/$f" ]; then
+		s=$(sha256sum < "$d/$f" 2>/dev/null) || s=
+		printf 'have %s %s\n' "$f" "${s%% *}"
+	fi
+done
 exit 0`
 
 // agentUploadScript $1=dir $2=name $3=size, the binary on stdin:
@@ -162,9 +167,13 @@ func (c *Conn) startAgent(ctx context.Context) (*remoteagent.Client, string, err
 	}
 	dir := lines[1]
 	remote := path.Join(dir, bin.name)
+	// The file there is run only when its content is this build's: one
+	// changed since (by a command the model ran there, say, to be run
+	// unsupervised by the next connection) is uploaded again, as is one
+	// that cannot be hashed there (no sha256sum).
 	have := false
 	for _, l := range lines[2:] {
-		have = have || l == "have "+bin.name
+		have = have || l == "have "+bin.name+" "+bin.sum
 	}
 	if !have {
 		if err := c.uploadAgent(ctx, bin, dir); err != nil {
@@ -240,6 +249,7 @@ func closeBoth(a, b io.Closer) {
 // agentBinary is a local agent binary for one architecture.
 type agentBinary struct {
 	arch, path, name string
+	sum              string // sha256, hex
 	size             int64
 }
 
@@ -292,10 +302,11 @@ func hashedBinary(arch, p string) (agentBinary, bool) {
 		if err != nil {
 			return agentBinary{}, false
 		}
-		sum = hex.EncodeToString(h.Sum(nil))[:16]
+		sum = hex.EncodeToString(h.Sum(nil))
 		hashes.Store(key, sum)
 	}
-	return agentBinary{arch: arch, path: p, size: info.Size(), name: "agent-" + arch + "-" + sum.(string)}, true
+	full := sum.(string)
+	return agentBinary{arch: arch, path: p, size: info.Size(), sum: full, name: "agent-" + arch + "-" + full[:16]}, true
 }
 
 // goArch maps `uname -sm` to a Go architecture (Linux only).

@@ -41,6 +41,17 @@ func TestAgentUploadedOnce(t *testing.T) {
 	res, err := env2.Shell.Execute(context.Background(), "echo two", capabilities.ExecOptions{ThreadID: "t", RequestID: "two"})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"stdout: two"}, remotetest.Texts(res.Head))
+
+	// Plant now, trigger later: the cached agent replaced there (by a
+	// command the model ran) is not run by the next connection; the real
+	// one is uploaded over it.
+	name := strings.Fields(first)[0]
+	sshtest.Docker(t, "exec", "-u", "dev", srv.Container, "sh", "-c",
+		`printf '#!/bin/sh\necho planted > /tmp/planted-ran\n' > /tmp/planted && chmod 700 /tmp/planted && mv -f /tmp/planted ~/.cache/magenta/`+name)
+	_, c3 := newEnvOn(t, srv, "")
+	require.True(t, c3.AgentRunning(), c3.AgentStatus())
+	assert.NotEqual(t, first, agentFiles(t, srv), "uploaded again")
+	assert.Equal(t, "absent", sshtest.Docker(t, "exec", srv.Container, "sh", "-c", "test -e /tmp/planted-ran && echo ran || echo absent"))
 }
 
 // killAgents kills every agent in the container (the pattern's

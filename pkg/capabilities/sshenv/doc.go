@@ -69,9 +69,10 @@
 //
 // The agent. Dial (and a command that finds none) starts it: one call
 // learns the machine (`uname -sm`) and whether the binary is in the
-// remote user's cache (~/.cache/magenta/agent-ARCH-HASH), one uploads it
-// when it is not (length-checked, renamed into place, older builds
-// removed), and one channel runs it for as long as the Conn lives. The
+// remote user's cache (~/.cache/magenta/agent-ARCH-HASH) with this
+// build's SHA-256 (a file changed there since — plant now, run
+// unsupervised later — is not run), one uploads it when it is not
+// (length-checked, renamed into place, older builds removed), and one channel runs it for as long as the Conn lives. The
 // binary is magenta-supervisor (Config.AgentDir: the host passes the
 // directory it sits in), for this machine's architecture or from
 // magenta-supervisor-linux-ARCH beside it (`make remote-agents`). Each
