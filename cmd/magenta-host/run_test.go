@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -36,6 +37,10 @@ type headlessRun struct {
 	xdg    string // XDG_*_HOME live below
 	config string
 	env    []string
+	// exited is closed when the last started run ended; stderr is what it
+	// printed there so far.
+	exited <-chan struct{}
+	stderr func() string
 }
 
 // newRun prepares a run against srv; extra is merged into the options
@@ -75,7 +80,8 @@ func (r *headlessRun) start(stdin string, args ...string) func() runResult {
 	r.t.Helper()
 	c := r.cmd(args...)
 	var out, errOut bytes.Buffer
-	c.Stdout, c.Stderr = &out, &errOut
+	var mu sync.Mutex // errOut is read while the run writes it
+	c.Stdout, c.Stderr = &out, lockedWriter{&mu, &errOut}
 	if stdin != "" {
 		c.Stdin = strings.NewReader(stdin)
 	}
@@ -83,14 +89,32 @@ func (r *headlessRun) start(stdin string, args ...string) func() runResult {
 	done := make(chan struct{})
 	go func() { _ = c.Wait(); close(done) }()
 	r.t.Cleanup(func() { _ = c.Process.Kill(); <-done })
+	stderr := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return errOut.String()
+	}
+	r.exited, r.stderr = done, stderr
 	return func() runResult {
 		select {
 		case <-done:
 		case <-time.After(30 * time.Second):
-			r.t.Fatalf("the run did not end; stderr:\n%s", errOut.String())
+			r.t.Fatalf("the run did not end; stderr:\n%s", stderr())
 		}
 		return runResult{code: c.ProcessState.ExitCode(), stdout: out.String(), stderr: errOut.String()}
 	}
+}
+
+// lockedWriter writes to w under mu (a run's stderr, read while it runs).
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // events parses --json output, checking every line is an event of
@@ -413,7 +437,9 @@ func TestHeadlessRunContinuesNeovimThread(t *testing.T) {
 	r.work = work
 	r.env = append(r.env, "XDG_DATA_HOME="+dataDir)
 	wait := r.start("", "--json", "--thread", id[:13], "which word?")
-	c := srv.Next(t)
+	// Longer than Next's 10 s: a process that starts the provider process
+	// on a machine busy with the whole suite (CI once took longer).
+	c := srv.NextWhile(t, 30*time.Second, r.exited, r.stderr)
 	require.Len(t, c.Messages, 3, "the saved history goes with the message")
 	assert.Equal(t, []string{"remember the word kiwi"}, c.Messages[0].Texts())
 	assert.Equal(t, []string{"which word?"}, c.Messages[2].Texts())

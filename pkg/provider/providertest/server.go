@@ -113,6 +113,22 @@ func (s *Server) Next(t testing.TB) *HTTPCall {
 	}
 }
 
+// NextWhile waits up to wait for the next request while a client
+// process runs: when exited closes first, the test fails with what
+// why() says (its stderr), not a bare timeout.
+func (s *Server) NextWhile(t testing.TB, wait time.Duration, exited <-chan struct{}, why func() string) *HTTPCall {
+	t.Helper()
+	select {
+	case c := <-s.calls:
+		return c
+	case <-exited:
+		t.Fatalf("providertest: the client ended before sending a request:\n%s", why())
+	case <-time.After(wait):
+		t.Fatalf("providertest: no request within %v; the client's stderr so far:\n%s", wait, why())
+	}
+	return nil
+}
+
 // do runs step on the response's goroutine; false once it has ended
 // (the client went away).
 func (c *HTTPCall) do(step func(*sseWriter)) bool {
