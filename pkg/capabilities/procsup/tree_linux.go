@@ -190,6 +190,13 @@ func parseStat(b []byte) (stat, bool) {
 	return stat{state: f[0][0], ppid: ppid, pgrp: pgrp, startTime: start}, true
 }
 
+// ReadProc reads one process's /proc/<pid>/stat; false when it is gone
+// (or unreadable).
+func ReadProc(pid int) (Proc, bool) {
+	st, ok := readStat(pid)
+	return Proc{Pid: pid, PPid: st.ppid, Pgrp: st.pgrp, State: st.state}, ok
+}
+
 // readStat reads /proc/<pid>/stat.
 func readStat(pid int) (stat, bool) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")

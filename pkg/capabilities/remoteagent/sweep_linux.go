@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/magenta-nvim/magenta/pkg/capabilities/procsup"
 )
 
 const (
@@ -52,7 +54,7 @@ func marked(entry string, self int) listing {
 			continue
 		}
 		if len(env) == 0 {
-			if settling(name) {
+			if settling(pid) {
 				l.unsettled = true
 			}
 			continue
@@ -69,24 +71,9 @@ func marked(entry string, self int) listing {
 
 // settling: a process that read an empty environment is neither a
 // zombie nor a kernel thread (whose parent is kthreadd, pid 2).
-func settling(pid string) bool {
-	stat, err := os.ReadFile("/proc/" + pid + "/stat")
-	if err != nil {
-		return false
-	}
-	// pid (comm) state ppid …; comm may hold spaces and parentheses.
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
-		return false
-	}
-	fields := bytes.Fields(stat[i+1:])
-	if len(fields) < 2 {
-		return false
-	}
-	if fields[0][0] == 'Z' || fields[0][0] == 'X' {
-		return false
-	}
-	return pid != "2" && string(fields[1]) != "2"
+func settling(pid int) bool {
+	p, ok := procsup.ReadProc(pid)
+	return ok && p.State != 'Z' && p.State != 'X' && pid != 2 && p.PPid != 2
 }
 
 // sweep ends every process carrying marker: SIGTERM on each pass, SIGKILL
