@@ -24,6 +24,11 @@ import (
 // profile that talks to srv.
 func startSaving(t *testing.T, nvimBin, hostBin string, srv *providertest.Server, dataDir, work string) *nvimtest.Nvim {
 	t.Helper()
+	// Registered before Neovim's own cleanup, so it runs after Neovim
+	// closed and before the temporary directories are removed: a
+	// checkpoint's git that a killed (or closing) host left running still
+	// writes into dataDir, and removing it under git fails the test.
+	t.Cleanup(func() { waitGitGone(t, work) })
 	n := nvimtest.Start(t, nvimBin, "MAGENTA_E2E_KEY=test-key", "XDG_DATA_HOME="+dataDir)
 	n.Serve()
 	n.Command("cd " + work)
@@ -39,6 +44,35 @@ func startSaving(t *testing.T, nvimBin, hostBin string, srv *providertest.Server
 		}
 	})
 	return n
+}
+
+// waitGitGone waits, up to 15 s, until no git process works in dir.
+func waitGitGone(t *testing.T, dir string) {
+	t.Helper()
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real // /proc/<pid>/cwd is the real path
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		busy := ""
+		procs, _ := filepath.Glob("/proc/[0-9]*")
+		for _, p := range procs {
+			comm, _ := os.ReadFile(p + "/comm")
+			cwd, _ := os.Readlink(p + "/cwd")
+			if strings.TrimSpace(string(comm)) == "git" && (cwd == dir || strings.HasPrefix(cwd, dir+"/")) {
+				busy = p
+				break
+			}
+		}
+		if busy == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("a git process (%s) still works in %s", busy, dir)
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // send types text in the input and sends it.
