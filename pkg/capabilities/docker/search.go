@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
-	"path/filepath"
 	"syscall"
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/posixremote"
-	"github.com/magenta-nvim/magenta/pkg/capabilities/ripgrep"
 )
 
 // NoSearcher is the message for an environment without ripgrep.
@@ -33,18 +31,6 @@ func newSearcher(c *container, files *posixremote.FileIO, version string) *Searc
 
 // Search implements capabilities.Searcher.
 func (s *Searcher) Search(ctx context.Context, req capabilities.SearchRequest) (*capabilities.SearchResult, error) {
-	if !filepath.IsAbs(req.Path) {
-		return nil, fmt.Errorf("search path %q is not absolute", req.Path)
-	}
-	root := filepath.Clean(req.Path)
-	info, err := s.files.Stat(ctx, root)
-	if err != nil {
-		return nil, err
-	}
-	timeout := req.Timeout
-	if timeout <= 0 {
-		timeout = ripgrep.DefaultTimeout
-	}
 	c := s.c
 	start := func(ctx context.Context, dir string, args []string) *exec.Cmd {
 		cmd := c.command(ctx, append([]string{"exec", "-w", dir, c.name, "rg"}, args...)...)
@@ -53,5 +39,5 @@ func (s *Searcher) Search(ctx context.Context, req capabilities.SearchRequest) (
 		cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGKILL) }
 		return cmd
 	}
-	return ripgrep.Run(ctx, req, root, info.IsDir, s.name, timeout, start)
+	return posixremote.Search(ctx, s.files, req, s.name, start)
 }

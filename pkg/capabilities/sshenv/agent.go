@@ -372,10 +372,7 @@ func (r *runner) RunScript(ctx context.Context, script string, args ...string) (
 		return nil, -1, "", true, ctx.Err()
 	}
 	if cmd.Lost() {
-		if ferr := c.failed(ctx, ""); ferr != nil {
-			return nil, exitSSH, "", true, ferr
-		}
-		return nil, exitSSH, "", true, fmt.Errorf("ssh %s: %w (the remote agent's channel ended); the next call starts it again", c.host, ErrConnectionLost)
+		return nil, exitSSH, "", true, c.agentLost(ctx)
 	}
 	code = ws.ExitStatus()
 	if ws.Signaled() {
@@ -385,3 +382,14 @@ func (r *runner) RunScript(ctx context.Context, script string, args ...string) (
 }
 
 var _ posixremote.ScriptRunner = (*runner)(nil)
+
+// agentLost is the error of a command or script whose agent channel
+// ended under it: whatever the master says now, its end is unknown. It
+// is the master's failure when that is gone, else ErrConnectionLost
+// naming the agent.
+func (c *Conn) agentLost(ctx context.Context) error {
+	if err := c.failed(ctx, ""); err != nil {
+		return err
+	}
+	return fmt.Errorf("ssh %s: %w (the remote agent's channel ended); the next call starts it again", c.host, ErrConnectionLost)
+}

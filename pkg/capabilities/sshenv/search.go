@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
-	"path"
 	"slices"
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
 	"github.com/magenta-nvim/magenta/pkg/capabilities/posixremote"
-	"github.com/magenta-nvim/magenta/pkg/capabilities/ripgrep"
 )
 
 // searchScript $1=dir $2…=rg's arguments: rg in dir, without the remote
@@ -36,25 +34,13 @@ var _ capabilities.Searcher = (*Searcher)(nil)
 // has enough matches kills the local client; rg there ends at its next
 // write, as the channel is closed.
 func (s *Searcher) Search(ctx context.Context, req capabilities.SearchRequest) (*capabilities.SearchResult, error) {
-	if !path.IsAbs(req.Path) {
-		return nil, fmt.Errorf("search path %q is not absolute", req.Path)
-	}
 	if err := s.c.ensure(ctx); err != nil {
 		return nil, err
-	}
-	root := path.Clean(req.Path)
-	info, err := s.files.Stat(ctx, root)
-	if err != nil {
-		return nil, err
-	}
-	timeout := req.Timeout
-	if timeout <= 0 {
-		timeout = ripgrep.DefaultTimeout
 	}
 	start := func(ctx context.Context, dir string, args []string) *exec.Cmd {
 		return s.c.Command(ctx, false, remoteScript(searchScript, append([]string{dir}, args...)...))
 	}
-	res, err := ripgrep.Run(ctx, req, root, info.IsDir, s.name, timeout, start)
+	res, err := posixremote.Search(ctx, s.files, req, s.name, start)
 	if err == nil && res != nil && slices.Contains(res.Errors, exit255) {
 		// ssh's own failure: the connection, when the master is gone.
 		if ferr := s.c.failed(ctx, ""); ferr != nil {

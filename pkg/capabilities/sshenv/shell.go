@@ -91,12 +91,7 @@ func NewShell(c *Conn, bash bool, opts localshell.Options) *Shell {
 		// command's (no `ssh -O check` needed).
 		Lost: func(ctx context.Context, res *capabilities.ExecResult) error {
 			if res.ExitCode == exitSSH && lastText(res) == remoteagent.LostMessage {
-				// Its agent's channel ended under it: whatever the
-				// master says now, the command's end is unknown.
-				if err := c.failed(ctx, ""); err != nil {
-					return err
-				}
-				return fmt.Errorf("ssh %s: %w (the remote agent's channel ended); the next call starts it again", c.host, ErrConnectionLost)
+				return c.agentLost(ctx)
 			}
 			if res.ExitCode != exitSSH && !res.TimedOut && !res.Cancelled {
 				return nil
