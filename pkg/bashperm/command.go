@@ -33,7 +33,7 @@ func (r *run) checkCommand(argv []field, cwd string) string {
 	if name == "cd" {
 		return "" // handled by the caller, which tracks the directory
 	}
-	rules := r.c.rules[name]
+	rules := r.c.rulesFor(name)
 	if len(rules) == 0 {
 		return fmt.Sprintf("runs `%s`, which no rule allows", name)
 	}

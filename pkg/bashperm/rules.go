@@ -243,9 +243,20 @@ func compile(i int, r Rule) (*compiledRule, error) {
 // Checker decides whether commands may run without asking. It is immutable
 // after New and safe for concurrent use.
 type Checker struct {
-	rules map[string][]*compiledRule
+	// user holds the user's rules by program; a program without one
+	// falls to the shared defaults (compiledDefaults).
+	user map[string][]*compiledRule
 	// requireApproval: DefaultRequireApproval, then the user's patterns.
 	requireApproval []approvalPattern
+}
+
+// rulesFor returns the rules for program name: the user's when there
+// are any (they replace the defaults), else the defaults.
+func (c *Checker) rulesFor(name string) []*compiledRule {
+	if rs, ok := c.user[name]; ok {
+		return rs
+	}
+	return compiledDefaults()[name]
 }
 
 // New builds a Checker from the default rules plus cfg's rules. A user rule
@@ -254,17 +265,13 @@ type Checker struct {
 // check (only harmless options such as --no-pager before the subcommand)
 // even under user rules; cd cannot be overridden.
 func New(cfg Config) (*Checker, error) {
-	c := &Checker{rules: defaultRules()}
-	user := map[string][]*compiledRule{}
+	c := &Checker{user: map[string][]*compiledRule{}}
 	for i, r := range cfg.Rules {
 		cr, err := compile(i, r)
 		if err != nil {
 			return nil, err
 		}
-		user[cr.name] = append(user[cr.name], cr)
-	}
-	for name, rs := range user {
-		c.rules[name] = rs
+		c.user[cr.name] = append(c.user[cr.name], cr)
 	}
 	for i, p := range append(append([]string(nil), DefaultRequireApproval...), cfg.RequireApproval...) {
 		ap, err := compilePattern(i-len(DefaultRequireApproval), p)

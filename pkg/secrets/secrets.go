@@ -11,6 +11,7 @@ package secrets
 import (
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 type matchKind int
@@ -101,7 +102,7 @@ var configExts = []string{"json", "yaml", "yml", "toml", "ini", "conf", "cfg", "
 
 // sourceExts are extensions of source code and documentation: a stem
 // followed by one of them (credentials.go, secrets.md) is readable.
-var sourceExts = func() map[string]bool {
+var sourceExts = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, e := range strings.Fields(`go s c h cc cpp cxx hpp hh m mm cs fs fsx vb java kt kts scala groovy gradle clj cljs
 		js jsx mjs cjs ts tsx mts cts vue svelte astro dart swift rs zig nim
@@ -112,7 +113,7 @@ var sourceExts = func() map[string]bool {
 	}
 	delete(m, "txt") // secrets.txt holds secrets, not prose about them
 	return m
-}()
+})
 
 // stemPattern is a stem as match uses it: dotted is the name and a dot.
 type stemPattern struct {
@@ -120,30 +121,35 @@ type stemPattern struct {
 	bare         bool
 }
 
-var (
-	exactNames = map[string]bool{}     // exact and dir names
-	inDirNames = map[string][]string{} // name → parents
+// matchTables is the list sorted by kind, as match reads it.
+type matchTables struct {
+	exactNames map[string]bool     // exact and dir names
+	inDirNames map[string][]string // name → parents
 	prefixes   []string
 	suffixes   []string
 	stems      []stemPattern
-)
+}
 
-func init() {
+// tables are built at the first match, not in an init: every process
+// linking this package (the host, before its first frame) would pay.
+var tables = sync.OnceValue(func() *matchTables {
+	t := &matchTables{exactNames: map[string]bool{}, inDirNames: map[string][]string{}}
 	for _, pt := range list {
 		switch pt.kind {
 		case exact, dir:
-			exactNames[pt.name] = true
+			t.exactNames[pt.name] = true
 		case inDir:
-			inDirNames[pt.name] = append(inDirNames[pt.name], pt.parent)
+			t.inDirNames[pt.name] = append(t.inDirNames[pt.name], pt.parent)
 		case prefix:
-			prefixes = append(prefixes, pt.name)
+			t.prefixes = append(t.prefixes, pt.name)
 		case suffix:
-			suffixes = append(suffixes, pt.name)
+			t.suffixes = append(t.suffixes, pt.name)
 		case stem:
-			stems = append(stems, stemPattern{pt.name, pt.name + ".", pt.bare})
+			t.stems = append(t.stems, stemPattern{pt.name, pt.name + ".", pt.bare})
 		}
 	}
-}
+	return t
+})
 
 // In returns the first path component that names a secret, or "":
 //   - environment files: .env, .env.* and .envrc (any name starting with
@@ -226,25 +232,26 @@ func trimBackup(l string) (base string, swap bool) {
 
 // match is Name without backups, for a lower-case name.
 func match(parent, l string) bool {
-	if exactNames[l] {
+	t := tables()
+	if t.exactNames[l] {
 		return true
 	}
-	for _, p := range inDirNames[l] {
+	for _, p := range t.inDirNames[l] {
 		if strings.EqualFold(parent, p) {
 			return true
 		}
 	}
-	for _, p := range prefixes {
+	for _, p := range t.prefixes {
 		if strings.HasPrefix(l, p) {
 			return true
 		}
 	}
-	for _, s := range suffixes {
+	for _, s := range t.suffixes {
 		if strings.HasSuffix(l, s) {
 			return true
 		}
 	}
-	for _, st := range stems {
+	for _, st := range t.stems {
 		if l == st.name {
 			if st.bare {
 				return true
@@ -260,7 +267,7 @@ func match(parent, l string) bool {
 		for range maxBackupSuffixes {
 			rest, _ = trimBackup(rest)
 		}
-		if !sourceExts[rest[strings.LastIndexByte(rest, '.')+1:]] {
+		if !sourceExts()[rest[strings.LastIndexByte(rest, '.')+1:]] {
 			return true
 		}
 	}
