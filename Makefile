@@ -9,6 +9,9 @@ PROVIDER_BIN := bin/magenta-provider
 # The per-command supervisor (a small program, so every shell command
 # starts fast); the host uses it when it sits beside it.
 SUPERVISOR_BIN := bin/magenta-supervisor
+# The MCP gateway (the MCP SDK's sessions with the user's servers),
+# started by the host with the first MCP server; it must sit beside it.
+MCP_BIN := bin/magenta-mcp
 VERSION  ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 STATICCHECK_VERSION := v0.8.2
 GOPLS_VERSION := v0.23.0
@@ -28,22 +31,22 @@ all: build
 
 # The help tags are built too: a plugin manager runs `make`, and without
 # doc/tags :help magenta finds nothing.
-build: $(BIN) $(PROVIDER_BIN) $(SUPERVISOR_BIN) doc/tags
+build: $(BIN) $(PROVIDER_BIN) $(SUPERVISOR_BIN) $(MCP_BIN) doc/tags
 
 # CGO_ENABLED=0: static binaries. Nothing in the host needs C (Go's own
 # DNS resolver and user lookup serve it), and not mapping libc and the
 # dynamic loader saves ~2 MB of resident memory and their start-up work.
 #
-# One `go build` for the three binaries. A cold build takes ~75 s on 2
+# One `go build` for the four binaries. A cold build takes ~75 s on 2
 # idle cores (measured: the same as three builds in a row, and 77 s with
 # the module cache cold too): the provider's two model SDKs dominate, each
 # a single ~6 MB package the compiler takes ~30 s over. That fits within
 # lazy.nvim's default 120 s build limit; README says how to raise it.
-$(BIN) $(PROVIDER_BIN) $(SUPERVISOR_BIN): bin/.built
+$(BIN) $(PROVIDER_BIN) $(SUPERVISOR_BIN) $(MCP_BIN): bin/.built
 	@test -f $@ || { rm -f bin/.built && $(MAKE) --no-print-directory bin/.built; }
 bin/.built: $(SOURCES)
 	@mkdir -p bin
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o bin/ ./cmd/magenta-host ./cmd/magenta-provider ./cmd/magenta-supervisor
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o bin/ ./cmd/magenta-host ./cmd/magenta-provider ./cmd/magenta-supervisor ./cmd/magenta-mcp
 	@touch $@
 
 # The remote agent (magenta-supervisor, copied to an ssh environment's

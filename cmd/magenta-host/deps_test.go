@@ -39,3 +39,28 @@ func TestHostLinksNoProviderSDK(t *testing.T) {
 		}
 	}
 }
+
+// TestHostLinksNoStartupHeavyLibraries: libraries whose package
+// initialisers run on every host start — before the first toggle's frame
+// — run in the processes that need them: the MCP SDK (encoding/gob,
+// OAuth) in the MCP gateway, HTML conversion (golang.org/x/net/html's
+// entity table) in the provider process.
+func TestHostLinksNoStartupHeavyLibraries(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	heavy := map[string]string{
+		"github.com/modelcontextprotocol/go-sdk":       "cmd/magenta-mcp (pkg/mcp/gateway)",
+		"encoding/gob":                                 "cmd/magenta-mcp (pkg/mcp/gateway)",
+		"golang.org/x/net/html":                        "cmd/magenta-provider (pkg/htmlconv)",
+		"github.com/JohannesKaufmann/html-to-markdown": "cmd/magenta-provider (pkg/htmlconv)",
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		for prefix, home := range heavy {
+			if strings.HasPrefix(pkg, prefix) {
+				t.Errorf("the host links %s; it belongs in %s", pkg, home)
+			}
+		}
+	}
+}

@@ -217,9 +217,21 @@ function M.check()
   end
 
   r.start("magenta: MCP servers")
-  if next(config.options.mcpServers or {}) == nil and config.options.mcpProjectFile == false then
+  local configured = next(config.options.mcpServers or {}) ~= nil or config.options.mcpProjectFile ~= false
+  -- The MCP SDK runs in a third executable the host starts with the
+  -- first server; it must sit beside the host.
+  local gateway_bin = vim.fn.fnamemodify(bin, ":h") .. "/magenta-mcp"
+  if not configured then
     r.info("none configured (mcpServers in setup(); :help magenta-mcp)")
-  elseif answered then
+  elseif vim.fn.executable(gateway_bin) ~= 1 then
+    r.error("the MCP gateway is missing: " .. gateway_bin .. " (no MCP server can start)",
+      { "run `make` in " .. host.root() .. " (it builds magenta-mcp beside magenta-host)" })
+  elseif vim.fn.getftime(gateway_bin) < newest_source(host.root()) then
+    r.warn("the MCP gateway is older than the Go sources: " .. gateway_bin, { "run `make` in " .. host.root() })
+  else
+    r.ok("MCP gateway: " .. gateway_bin .. " (started with the first server)")
+  end
+  if configured and answered then
     -- The section has the heading mcp_lines would start with.
     for _, line in ipairs(require("magenta.commands").mcp_lines(true)) do
       if line:find("last error:", 1, true) or line:find("the host did not answer", 1, true) then
@@ -228,7 +240,7 @@ function M.check()
         r.info(vim.trim(line))
       end
     end
-  else
+  elseif configured then
     r.info("shown once the host runs")
   end
 

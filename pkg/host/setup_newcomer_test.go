@@ -94,7 +94,7 @@ func TestNoUsableProfileStartsNoThread(t *testing.T) {
 
 // :checkhealth magenta: the MCP heading appears once; a binary on disk
 // newer than the running host says to restart; an Anthropic baseUrl
-// ending in /v1 is flagged.
+// ending in /v1 is flagged; a missing MCP gateway is named.
 func TestCheckHealthNewcomer(t *testing.T) {
 	nvimtest.ForEach(t, func(t *testing.T, bin string) {
 		n, _ := start(t, bin)
@@ -120,6 +120,12 @@ func TestCheckHealthNewcomer(t *testing.T) {
 		assert.Contains(t, text, "the running host is test but "+host+" is v2.0.0 (the plugin was updated): restart the host to use it")
 		assert.Contains(t, text, ":Magenta restart")
 		assert.Contains(t, text, "profile proxy: an Anthropic baseUrl is the API root without /v1")
+		// The project's .mcp.json is read by default, so the MCP
+		// gateway is looked for beside the host.
+		gateway := filepath.Join(dir, "magenta-mcp")
+		assert.Contains(t, text, "the MCP gateway is missing: "+gateway)
+		require.NoError(t, os.WriteFile(gateway, []byte("#!/bin/sh\n"), 0o755))
+		assert.Contains(t, health(), "MCP gateway: "+gateway+" (started with the first server)")
 
 		require.NoError(t, os.WriteFile(host, []byte("#!/bin/sh\necho test\n"), 0o755))
 		text = health()

@@ -1,17 +1,13 @@
 package mcp
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
-	"os/exec"
-	"syscall"
 	"time"
 
+	"github.com/magenta-nvim/magenta/pkg/mcp/mcpwire"
 	"github.com/magenta-nvim/magenta/pkg/sandbox"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // DefaultTimeout bounds one tool call unless the server's timeout option
@@ -86,39 +82,26 @@ func (c ServerConfig) allows(tool string) bool {
 	return false
 }
 
-// transport builds the SDK transport; for a command it also returns the
-// process, whose group the caller kills on stop, and its stderr's tail.
-//
-// life is how long a connection may live (the manager's); the context
-// Connect gets bounds only the start.
-func (c ServerConfig) transport(life context.Context) (sdk.Transport, *exec.Cmd, *stderrTail, error) {
+// connect is what the gateway needs to start the server: the command
+// with its whole environment (decided here: the gateway knows nothing of
+// sources), or the URL with its headers.
+func (c ServerConfig) connect(clientVersion string) (mcpwire.Connect, error) {
+	conn := mcpwire.Connect{Name: c.Name, ClientVersion: clientVersion}
 	switch {
 	case c.Problem != "":
-		return nil, nil, nil, errors.New(c.Problem)
+		return conn, errors.New(c.Problem)
 	case c.Command != "":
-		cmd := exec.Command(c.Command, c.Args...)
-		cmd.Dir = c.Cwd
-		cmd.Env = c.environ(os.Environ())
+		conn.Command, conn.Args, conn.Dir = c.Command, c.Args, c.Cwd
+		conn.Env = c.environ(os.Environ())
 		for k, v := range c.Env {
-			cmd.Env = append(cmd.Env, k+"="+v)
+			conn.Env = append(conn.Env, k+"="+v)
 		}
-		// Its own process group: stopping the server kills whatever it
-		// started too (npx → node), so nothing outlives the host.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		tail, err := newStderrTail()
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		cmd.Stderr = tail.w
-		return &sdk.CommandTransport{Command: cmd, TerminateDuration: time.Second}, cmd, tail, nil
+		return conn, nil
 	case c.URL != "":
-		client := &http.Client{Transport: headerTransport{headers: c.Headers, inner: http.DefaultTransport}}
-		if c.SSE {
-			return sseTransport{inner: &sdk.SSEClientTransport{Endpoint: c.URL, HTTPClient: client}, life: life}, nil, nil, nil
-		}
-		return &sdk.StreamableClientTransport{Endpoint: c.URL, HTTPClient: client, MaxRetries: -1}, nil, nil, nil
+		conn.URL, conn.Headers, conn.SSE = c.URL, c.Headers, c.SSE
+		return conn, nil
 	}
-	return nil, nil, nil, fmt.Errorf("mcpServers.%s: needs a command or a url", c.Name)
+	return conn, fmt.Errorf("mcpServers.%s: needs a command or a url", c.Name)
 }
 
 // environ is the environment a stdio server starts with (before its own
@@ -131,57 +114,4 @@ func (c ServerConfig) environ(env []string) []string {
 		return sandbox.Policy{}.Environ(env)
 	}
 	return env
-}
-
-// headerTransport adds the configured headers (an API token) to every
-// request.
-type headerTransport struct {
-	headers map[string]string
-	inner   http.RoundTripper
-}
-
-func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if len(t.headers) > 0 {
-		r = r.Clone(r.Context())
-		for k, v := range t.headers {
-			r.Header.Set(k, v)
-		}
-	}
-	return t.inner.RoundTrip(r)
-}
-
-// sseTransport keeps an SSE connection open after the start: the SDK's
-// SSE client ties its event stream to the context Connect gets, which
-// for a start is cancelled once the server is ready. The start's
-// context still aborts a connection that is not made in time.
-type sseTransport struct {
-	inner *sdk.SSEClientTransport
-	life  context.Context
-}
-
-func (t sseTransport) Connect(ctx context.Context) (sdk.Connection, error) {
-	conn, cancel := context.WithCancel(t.life)
-	stop := context.AfterFunc(ctx, cancel)
-	c, err := t.inner.Connect(conn)
-	if !stop() && err == nil { // the start ended while connecting
-		_ = c.Close()
-		err = ctx.Err()
-	}
-	if err != nil {
-		cancel()
-		return nil, err
-	}
-	return &sseConn{Connection: c, cancel: cancel}, nil
-}
-
-// sseConn releases the connection's context when it is closed.
-type sseConn struct {
-	sdk.Connection
-	cancel context.CancelFunc
-}
-
-func (c *sseConn) Close() error {
-	err := c.Connection.Close()
-	c.cancel()
-	return err
 }

@@ -39,10 +39,11 @@ type Options struct {
 
 // Manager owns the configured servers. Safe for concurrent use.
 type Manager struct {
-	opts   Options
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	opts    Options
+	ctx     context.Context
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	gateway gatewayClient // the process holding the SDK sessions
 
 	mu sync.Mutex
 	// servers are setup()'s and the trusted project file's, sorted by
@@ -305,6 +306,7 @@ func (m *Manager) Close() {
 		s.stop()
 	}
 	m.wg.Wait()
+	m.gateway.close()
 }
 
 func (m *Manager) changed() {

@@ -7,20 +7,47 @@ import (
 
 	"github.com/magenta-nvim/magenta/pkg/imagefile"
 	"github.com/magenta-nvim/magenta/pkg/tools"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
+
+// callResult is MCP's CallToolResult as the gateway passes it on.
+type callResult struct {
+	Content           []content `json:"content"`
+	StructuredContent any       `json:"structuredContent,omitempty"`
+	IsError           bool      `json:"isError,omitempty"`
+}
+
+// content is one content block; Type says which fields it has.
+type content struct {
+	Type        string `json:"type"` // text, image, audio, resource_link, resource
+	Text        string `json:"text,omitempty"`
+	Data        []byte `json:"data,omitempty"` // base64 on the wire
+	MIMEType    string `json:"mimeType,omitempty"`
+	URI         string `json:"uri,omitempty"`
+	Name        string `json:"name,omitempty"`
+	Description string `json:"description,omitempty"`
+	Resource    *struct {
+		URI      string `json:"uri"`
+		MIMEType string `json:"mimeType,omitempty"`
+		Text     string `json:"text,omitempty"`
+		Blob     []byte `json:"blob,omitempty"`
+	} `json:"resource,omitempty"`
+}
 
 // result maps a tool result: text as text, images as images, resource
 // links and embedded resources as text, structured content as JSON when
 // there is no text; isError becomes an error result.
-func (t *tool) result(call tools.Call, res *sdk.CallToolResult) tools.Result {
+func (t *tool) result(call tools.Call, raw json.RawMessage) tools.Result {
+	var res callResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return tools.Errorf(fmt.Sprintf("%s: the server's result could not be read: %v", t.spec.Name, err))
+	}
 	var b strings.Builder
 	var out tools.Result
 	for _, c := range res.Content {
-		switch c := c.(type) {
-		case *sdk.TextContent:
+		switch c.Type {
+		case "text":
 			line(&b, c.Text)
-		case *sdk.ImageContent:
+		case "image":
 			// Checked and scaled like any image (format by content, the
 			// providers' bounds): one the model could not take would fail
 			// the whole request.
@@ -30,9 +57,9 @@ func (t *tool) result(call tools.Call, res *sdk.CallToolResult) tools.Result {
 				continue
 			}
 			out.Images = append(out.Images, tools.Image{MediaType: img.MediaType, Data: img.Data})
-		case *sdk.ResourceLink:
+		case "resource_link":
 			line(&b, fmt.Sprintf("resource: %s (%s) %s", c.URI, c.Name, c.Description))
-		case *sdk.EmbeddedResource:
+		case "resource":
 			if r := c.Resource; r != nil {
 				if r.Text != "" {
 					line(&b, fmt.Sprintf("resource %s:\n%s", r.URI, r.Text))
@@ -40,7 +67,7 @@ func (t *tool) result(call tools.Call, res *sdk.CallToolResult) tools.Result {
 					line(&b, fmt.Sprintf("resource %s (%s, %d bytes)", r.URI, r.MIMEType, len(r.Blob)))
 				}
 			}
-		case *sdk.AudioContent:
+		case "audio":
 			line(&b, fmt.Sprintf("(audio, %s, %d bytes, not shown)", c.MIMEType, len(c.Data)))
 		}
 	}

@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os/exec"
 	"sync"
-	"syscall"
 	"time"
 
+	"github.com/magenta-nvim/magenta/pkg/mcp/mcpwire"
 	"github.com/magenta-nvim/magenta/pkg/tools"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // startTimeout bounds connecting to a server and listing its tools.
@@ -23,9 +21,7 @@ type server struct {
 
 	mu       sync.Mutex
 	state    State
-	session  *sdk.ClientSession
-	cmd      *exec.Cmd
-	stderr   *stderrTail
+	session  *remoteSession // in the gateway
 	tools    []tools.Tool
 	warnings []string
 	lastErr  string
@@ -81,30 +77,20 @@ func (s *server) start() {
 			return
 		}
 	}
-	transport, cmd, stderr, err := s.cfg.transport(s.m.ctx)
+	conn, err := s.cfg.connect(s.m.opts.Version)
 	if err != nil {
 		s.fail(err)
 		return
 	}
-	client := sdk.NewClient(&sdk.Implementation{Name: "magenta", Version: s.m.opts.Version}, &sdk.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
-			s.m.spawn(s.refresh)
-		},
-	})
 	ctx, cancel := context.WithTimeout(s.m.ctx, startTimeout)
 	defer cancel()
-	session, err := client.Connect(ctx, transport, nil)
-	stderr.started()
+	session, err := s.m.gateway.connect(ctx, conn, func() { s.m.spawn(s.refresh) })
 	if err != nil {
-		killGroup(cmd)
-		if cmd != nil && cmd.Process != nil {
-			_ = cmd.Wait() // reap it, unless the SDK has
-		}
-		s.fail(errors.New(stderr.explain("could not start: " + err.Error())))
+		s.fail(err)
 		return
 	}
 	s.mu.Lock()
-	s.session, s.cmd, s.stderr = session, cmd, stderr
+	s.session = session
 	retired := s.retired
 	s.mu.Unlock()
 	if s.m.ctx.Err() != nil || retired { // the host closed (or the file changed) while it started
@@ -112,40 +98,39 @@ func (s *server) start() {
 		return
 	}
 	if err := s.list(ctx, session); err != nil {
-		s.stopSession(session, cmd)
+		session.close()
 		s.fail(fmt.Errorf("tools/list: %w", err))
 		return
 	}
-	if !s.m.spawn(func() { s.watch(session, cmd) }) {
+	if !s.m.spawn(func() { s.watch(session) }) {
 		s.stop() // the host closed meanwhile
 	}
 }
 
 // watch notices the server ending (a crash) so the next need restarts it.
-func (s *server) watch(session *sdk.ClientSession, cmd *exec.Cmd) {
-	err := session.Wait()
+// The gateway's message says why, with the server's stderr.
+func (s *server) watch(session *remoteSession) {
+	err := session.wait()
 	s.mu.Lock()
 	current := s.session == session
 	s.mu.Unlock()
 	if !current || s.m.ctx.Err() != nil {
 		return
 	}
-	s.stopSession(session, cmd)
-	if err == nil {
-		err = errors.New("the server closed the connection")
-	}
-	s.fail(errors.New(s.explain("exited: " + err.Error())))
+	session.close()
+	s.fail(err)
 	s.m.changed()
 }
 
 // list fetches the tools and makes the server ready.
-func (s *server) list(ctx context.Context, session *sdk.ClientSession) error {
+func (s *server) list(ctx context.Context, session *remoteSession) error {
 	var ts []tools.Tool
 	var warnings []string
-	for t, err := range session.Tools(ctx, nil) {
-		if err != nil {
-			return err
-		}
+	listed, err := session.tools(ctx)
+	if err != nil {
+		return err
+	}
+	for _, t := range listed {
 		tool, err := newTool(s, t)
 		if err != nil {
 			warnings = append(warnings, err.Error())
@@ -186,7 +171,7 @@ func (s *server) fail(err error) {
 	s.failures++
 	s.state, s.lastErr, s.tools = StateFailed, err.Error(), nil
 	s.startedOnce = true
-	s.session, s.cmd = nil, nil
+	s.session = nil
 	s.retryAt = time.Now().Add(restartDelay(s.failures))
 	slog.Warn("mcp: server failed", "server", s.cfg.Name, "err", err)
 	if f := s.m.opts.OnFailure; f != nil && s.m.ctx.Err() == nil {
@@ -194,50 +179,30 @@ func (s *server) fail(err error) {
 	}
 }
 
-// broken is called when a call found the connection dead.
-func (s *server) broken(session *sdk.ClientSession, err error) {
+// broken is called when a call found the connection dead; the message
+// gets the server's stderr, read as the gateway stops it.
+func (s *server) broken(session *remoteSession, err error) {
 	s.mu.Lock()
 	current := s.session == session
-	cmd := s.cmd
 	s.mu.Unlock()
 	if !current {
 		return
 	}
-	s.stopSession(session, cmd)
-	s.fail(errors.New(s.explain(err.Error())))
+	stderr := session.close()
+	s.fail(errors.New(mcpwire.Explain(err.Error(), stderr)))
 	s.m.changed()
 }
 
-// explain adds the running server's stderr tail to msg.
-func (s *server) explain(msg string) string {
-	s.mu.Lock()
-	tail := s.stderr
-	s.mu.Unlock()
-	return tail.explain(msg)
-}
-
+// stop closes the session: the gateway kills a stdio server's process
+// group first (closing alone would wait for it to exit on its own).
 func (s *server) stop() {
 	s.mu.Lock()
-	session, cmd := s.session, s.cmd
-	s.session, s.cmd, s.tools, s.state = nil, nil, nil, StateStopped
+	session := s.session
+	s.session, s.tools, s.state = nil, nil, StateStopped
 	s.mu.Unlock()
-	s.stopSession(session, cmd)
-}
-
-// stopSession kills a stdio server's process group first (Close would
-// otherwise wait for it to exit on its own) and then closes the session.
-func (s *server) stopSession(session *sdk.ClientSession, cmd *exec.Cmd) {
-	killGroup(cmd)
 	if session != nil {
-		_ = session.Close()
+		session.close()
 	}
-}
-
-func killGroup(cmd *exec.Cmd) {
-	if cmd == nil || cmd.Process == nil {
-		return
-	}
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 }
 
 func (s *server) status() Status {
@@ -250,13 +215,13 @@ func (s *server) status() Status {
 	for _, t := range s.tools {
 		st.Tools = append(st.Tools, t.Spec().Name)
 	}
-	if s.cmd != nil && s.cmd.Process != nil {
-		st.PID = s.cmd.Process.Pid
+	if s.session != nil {
+		st.PID = s.session.pid
 	}
 	return st
 }
 
-func (s *server) current() *sdk.ClientSession {
+func (s *server) current() *remoteSession {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.session

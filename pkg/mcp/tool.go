@@ -5,15 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/magenta-nvim/magenta/pkg/config"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/magenta-nvim/magenta/pkg/approval"
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
+	"github.com/magenta-nvim/magenta/pkg/config"
+	"github.com/magenta-nvim/magenta/pkg/mcp/mcpwire"
 	"github.com/magenta-nvim/magenta/pkg/tools"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // KindMCP is the approval kind of an MCP tool call.
@@ -38,14 +37,14 @@ type tool struct {
 
 // newTool checks the server's tool and wraps it; an input schema that is
 // not a valid JSON Schema object is an error (the tool is skipped).
-func newTool(s *server, t *sdk.Tool) (*tool, error) {
+func newTool(s *server, t mcpwire.Tool) (*tool, error) {
 	name := ToolName(s.cfg.Name, t.Name)
 	if !config.NameChars(name, maxToolName) {
 		return nil, fmt.Errorf("tool %q: %q is not a name models accept (letters, digits, _ and -, at most %d)", t.Name, name, maxToolName)
 	}
-	raw, err := json.Marshal(t.InputSchema)
-	if err != nil {
-		return nil, fmt.Errorf("tool %q: input schema: %v", t.Name, err)
+	raw := t.InputSchema
+	if len(raw) == 0 {
+		return nil, fmt.Errorf("tool %q: no input schema", t.Name)
 	}
 	var schema jsonschema.Schema
 	if err := json.Unmarshal(raw, &schema); err != nil {
@@ -94,7 +93,8 @@ func (t *tool) Run(ctx context.Context, call tools.Call) tools.Result {
 	timeout := t.srv.cfg.timeout()
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	res, err := session.CallTool(cctx, &sdk.CallToolParams{Name: t.name, Arguments: args})
+	res, err := session.call(cctx, t.name, args)
+	var callErr *callError
 	switch {
 	case err == nil:
 		return t.result(call, res)
@@ -102,7 +102,7 @@ func (t *tool) Run(ctx context.Context, call tools.Call) tools.Result {
 		return tools.Errorf(fmt.Sprintf("%s was aborted", t.spec.Name))
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
 		return tools.Errorf(fmt.Sprintf("%s timed out after %s (mcpServers.%s.timeout)", t.spec.Name, timeout, t.srv.cfg.Name))
-	case !isServerError(err):
+	case !errors.As(err, &callErr) || !callErr.server:
 		// Not an answer from the server: the connection is gone (the
 		// process crashed) or speaks garbage. Start afresh next time.
 		t.srv.broken(session, fmt.Errorf("connection lost during a call: %w", err))
@@ -134,13 +134,6 @@ func (t *tool) approve(ctx context.Context, call tools.Call) error {
 		t.srv.m.remember(t.spec.Name)
 	}
 	return nil
-}
-
-// isServerError reports whether err is the server's JSON-RPC error
-// answer, after which the connection is still good.
-func isServerError(err error) bool {
-	var wire *jsonrpc.Error
-	return errors.As(err, &wire)
 }
 
 func abbreviate(s string, n int) string {

@@ -280,15 +280,15 @@ func (n *Nvim) CursorTo(sub string) {
 }
 
 // HostBinary returns the built host: MAGENTA_HOST_BIN (set by `make
-// test`, with the provider process and the supervisor beside it), or a
-// fresh build of the three in a temporary directory.
+// test`, with the provider process, the supervisor and the MCP gateway
+// beside it), or a fresh build of the four in a temporary directory.
 func HostBinary(t testing.TB) string {
 	t.Helper()
 	if bin := os.Getenv("MAGENTA_HOST_BIN"); bin != "" {
 		return bin
 	}
 	dir := t.TempDir()
-	for _, cmd := range []string{"magenta-host", "magenta-provider", "magenta-supervisor"} {
+	for _, cmd := range []string{"magenta-host", "magenta-provider", "magenta-supervisor", "magenta-mcp"} {
 		build := exec.Command("go", "build", "-o", filepath.Join(dir, cmd), "./cmd/"+cmd)
 		build.Dir = Root()
 		if msg, err := build.CombinedOutput(); err != nil {

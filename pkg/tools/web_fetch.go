@@ -14,7 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
-	"github.com/magenta-nvim/magenta/pkg/htmlconv"
+	"github.com/magenta-nvim/magenta/pkg/htmlconv/child"
 )
 
 // WebFetchCharBudget caps what the model gets from one fetch; the rest is
@@ -98,38 +98,40 @@ func runWebFetch(ctx context.Context, call Call, p WebFetchParams) Result {
 		return Result{Text: fmt.Sprintf("HTTP %d %s from %s", resp.Status, http.StatusText(resp.Status), resp.URL), IsError: true,
 			Summary: fmt.Sprintf("HTTP %d", resp.Status)}
 	}
-	text, err := convert(resp, p.Format)
+	text, capped, err := convert(ctx, resp, p.Format)
 	if err != nil {
 		return Errorf(err.Error())
 	}
-	return budgeted(call, resp, text, p.Format)
+	return budgeted(call, resp, text, p.Format, capped)
 }
 
-// convert turns the body into the requested format.
-func convert(resp *capabilities.FetchResponse, format string) (string, error) {
+// convert turns the body into the requested format; HTML is converted in
+// a child process (package child), whose output may be cut.
+func convert(ctx context.Context, resp *capabilities.FetchResponse, format string) (text string, capped bool, err error) {
 	mediaType, _, _ := mime.ParseMediaType(resp.ContentType)
 	isHTML := mediaType == "text/html" || mediaType == "application/xhtml+xml"
 	textual := isHTML || strings.HasPrefix(mediaType, "text/") || mediaType == "" ||
 		strings.HasSuffix(mediaType, "json") || strings.HasSuffix(mediaType, "xml") || mediaType == "application/javascript"
 	if !textual {
-		return "", fmt.Errorf("%s is %s, which web_fetch cannot show as text", resp.URL, mediaType)
+		return "", false, fmt.Errorf("%s is %s, which web_fetch cannot show as text", resp.URL, mediaType)
 	}
-	switch {
-	case isHTML && format == "markdown":
-		return htmlconv.HTMLToMarkdown(resp.Body, resp.URL)
-	case isHTML && format == "text":
-		return htmlconv.HTMLToText(resp.Body), nil
+	if isHTML && (format == "markdown" || format == "text") {
+		return child.Convert(ctx, format, resp.URL, resp.Body)
 	}
-	return strings.ToValidUTF8(string(resp.Body), "\uFFFD"), nil
+	return strings.ToValidUTF8(string(resp.Body), "\uFFFD"), false, nil
 }
 
 // budgeted caps text at WebFetchCharBudget, saving the full text for the
-// model to read when it is longer.
-func budgeted(call Call, resp *capabilities.FetchResponse, text, format string) Result {
+// model to read when it is longer. capped: the conversion stopped at
+// child.MaxOutput.
+func budgeted(call Call, resp *capabilities.FetchResponse, text, format string, capped bool) Result {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (%s)\n", resp.URL, format)
 	if resp.Truncated {
 		fmt.Fprintf(&b, "(the page was longer than %d MB; only the first %d MB were read)\n", capabilities.FetchMaxBytes>>20, capabilities.FetchMaxBytes>>20)
+	}
+	if capped {
+		fmt.Fprintf(&b, "(the converted text was longer than %d MB; only the first %d MB were kept)\n", child.MaxOutput>>20, child.MaxOutput>>20)
 	}
 	n := utf8.RuneCountInString(text)
 	summary := fmt.Sprintf("%d characters", n)

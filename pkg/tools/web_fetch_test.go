@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
+	"github.com/magenta-nvim/magenta/pkg/htmlconv/childtest"
 )
 
 type fakeFetcher struct {
@@ -96,4 +97,20 @@ func TestWebFetchErrors(t *testing.T) {
 			assert.Contains(t, res.Text, tt.want)
 		})
 	}
+}
+
+// A conversion that fails (here: no converter) is the tool's error, with
+// the converter's message; other formats need no converter.
+func TestWebFetchConversionFails(t *testing.T) {
+	childtest.Missing(t)
+	f := &fakeFetcher{resp: &capabilities.FetchResponse{URL: "https://ex.com/p", Status: 200, ContentType: "text/html", Body: []byte(page)}}
+	for _, format := range []string{"markdown", "text"} {
+		res := runFetch(f, memArtifacts{}, `{"url":"https://ex.com/p","format":"`+format+`"}`)
+		assert.True(t, res.IsError, format)
+		assert.Contains(t, res.Text, "magenta-provider is missing", format)
+		assert.Contains(t, res.Text, "run `make`", format)
+	}
+	res := runFetch(f, memArtifacts{}, `{"url":"https://ex.com/p","format":"html"}`)
+	assert.False(t, res.IsError, res.Text)
+	assert.Contains(t, res.Text, "<h1>Title</h1>")
 }

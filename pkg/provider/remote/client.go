@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/magenta-nvim/magenta/pkg/childproc"
 	"github.com/magenta-nvim/magenta/pkg/provider"
 )
 
@@ -127,7 +128,7 @@ func (c *Client) Close() {
 // process is one run of the executable.
 type process struct {
 	cmd     *exec.Cmd
-	stderr  *stderrLog
+	stderr  *childproc.StderrLog
 	exited  chan struct{} // closed when the reader saw the end and Wait returned
 	writeMu sync.Mutex
 	stdin   io.WriteCloser
@@ -258,7 +259,7 @@ func (c *Client) start(ctx context.Context) (*process, error) {
 	// A child of the process holding its stderr open must not keep Wait
 	// (and so the failure of every stream) waiting.
 	cmd.WaitDelay = time.Second
-	p := &process{cmd: cmd, stderr: &stderrLog{}, exited: make(chan struct{}), streams: map[uint64]*pending{}}
+	p := &process{cmd: cmd, stderr: &childproc.StderrLog{Name: "provider process"}, exited: make(chan struct{}), streams: map[uint64]*pending{}}
 	cmd.Stderr = p.stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -273,34 +274,20 @@ func (c *Client) start(ctx context.Context) (*process, error) {
 	}
 	p.stdin = stdin
 	dec := json.NewDecoder(bufio.NewReaderSize(stdout, 64<<10))
-	greeted := make(chan error, 1)
-	go func() {
-		var r reply
-		err := dec.Decode(&r)
+	var r reply
+	err = childproc.AwaitGreeting(ctx, dec, helloTimeout, &r, func() error {
 		switch {
-		case err != nil:
-			greeted <- fmt.Errorf("it ended before greeting (%v)", err)
 		case r.Hello == nil:
-			greeted <- errors.New("its first message was not a greeting")
+			return errors.New("its first message was not a greeting")
 		case r.Hello.Protocol != Protocol:
-			greeted <- fmt.Errorf("it speaks protocol %d and this host %d: they were built from different versions; run `make build` again", r.Hello.Protocol, Protocol)
-		default:
-			greeted <- nil
+			return fmt.Errorf("it speaks protocol %d and this host %d: they were built from different versions; run `make build` again", r.Hello.Protocol, Protocol)
 		}
-	}()
-	timer := time.NewTimer(helloTimeout)
-	defer timer.Stop()
-	select {
-	case err = <-greeted:
-	case <-timer.C:
-		err = fmt.Errorf("it did not greet within %s", helloTimeout)
-	case <-ctx.Done():
-		err = ctx.Err()
-	}
+		return nil
+	})
 	if err != nil {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
-		return nil, fmt.Errorf("the provider process %s failed to start: %w%s", c.path, err, p.stderr.tail())
+		return nil, fmt.Errorf("the provider process %s failed to start: %w%s", c.path, err, p.stderr.Tail())
 	}
 	slog.Info("provider process started", "pid", cmd.Process.Pid)
 	go c.read(p, dec)
@@ -359,7 +346,7 @@ func (p *process) deadError(why error) error {
 	if why != nil {
 		msg += " (" + why.Error() + ")"
 	}
-	return &provider.Error{Kind: provider.ErrConnection, Message: msg + p.stderr.tail(), Retryable: true}
+	return &provider.Error{Kind: provider.ErrConnection, Message: msg + p.stderr.Tail(), Retryable: true}
 }
 
 func (p *process) write(line []byte) error {
@@ -380,53 +367,4 @@ func (p *process) stop(grace time.Duration) {
 	case <-time.After(grace):
 		_ = p.cmd.Process.Kill()
 	}
-}
-
-// stderrLog copies the process's diagnostics to the host's log, line by
-// line, and keeps the last few for the error of a process that died.
-type stderrLog struct {
-	mu   sync.Mutex
-	line []byte
-	last []string
-}
-
-const stderrKeep = 5
-
-func (s *stderrLog) Write(b []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, c := range b {
-		if c != '\n' {
-			if len(s.line) < 4096 {
-				s.line = append(s.line, c)
-			}
-			continue
-		}
-		line := string(s.line)
-		s.line = s.line[:0]
-		slog.Warn("provider process: " + line)
-		s.last = append(s.last, line)
-		if len(s.last) > stderrKeep {
-			s.last = s.last[1:]
-		}
-	}
-	return len(b), nil
-}
-
-// tail is the last lines the process printed, as a suffix of an error.
-func (s *stderrLog) tail() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	lines := s.last
-	if len(s.line) > 0 {
-		lines = append(lines[:len(lines):len(lines)], string(s.line))
-	}
-	if len(lines) == 0 {
-		return ""
-	}
-	out := "; it said:"
-	for _, l := range lines {
-		out += "\n  " + l
-	}
-	return out
 }

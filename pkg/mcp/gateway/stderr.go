@@ -1,4 +1,4 @@
-package mcp
+package gateway
 
 import (
 	"io"
@@ -57,19 +57,17 @@ func (t *stderrTail) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// explain adds the stderr tail, if any, to a failure's message.
-func (t *stderrTail) explain(msg string) string {
+// text is the tail, trimmed, once the server's last words arrived
+// (it was just killed, or it exited); "" for no tail.
+func (t *stderrTail) text() string {
 	if t == nil {
-		return msg
+		return ""
 	}
-	select { // the server was just killed: let its last words arrive
+	select {
 	case <-t.done:
 	case <-time.After(time.Second):
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if s := strings.TrimSpace(string(t.buf)); s != "" {
-		return msg + "; stderr: " + s
-	}
-	return msg
+	return strings.TrimSpace(string(t.buf))
 }
