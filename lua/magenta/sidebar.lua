@@ -261,10 +261,15 @@ function M.open()
   if M.is_open() then
     return
   end
-  -- Start the host first: its start-up overlaps with building the
-  -- windows (and loading syntax files) below.
-  local chan = host().channel()
+  -- The buffers first, so a host started now is told which one to draw
+  -- into (the attach event names it) and draws the new thread's top
+  -- while it builds the rest; then the host, whose start-up overlaps
+  -- with making the windows below. (On Neovim before 0.12, starting a
+  -- process forks Neovim: work done after it also pays for the copied
+  -- pages, another reason to make the buffers first.)
   local fresh = ensure_buffers()
+  local was_attached = host().running()
+  local chan = host().channel()
   require("magenta.ui").define_highlights()
   local opts = config.options.sidebar
   local pos = opts.position
@@ -287,7 +292,7 @@ function M.open()
   style(input_win, "height")
   -- Start at the end of the conversation.
   api.nvim_win_set_cursor(display_win, { api.nvim_buf_line_count(state.display), 0 })
-  if fresh and chan then
+  if fresh and chan and was_attached then -- a new host's attach named it
     host().notify(protocol.events.display, { buf = state.display })
   end
 end

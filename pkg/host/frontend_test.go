@@ -284,3 +284,21 @@ func TestShellOptionsReachTheTools(t *testing.T) {
 		}, n.Messages)
 	})
 }
+
+// The display shows the new thread's top as soon as the host has the
+// options (chat.PendingFrame), before it builds the thread's environment;
+// when building it fails (here: a hook's matcher that the host finds is
+// no regular expression), that top goes, since no thread comes, and the
+// error is told. (Whether the top was drawn before the failure depends on
+// which came first; what must hold is that it does not stay.)
+func TestPendingFrameGoesWhenNoThreadComes(t *testing.T) {
+	nvimtest.ForEach(t, func(t *testing.T, bin string) {
+		n, _ := start(t, bin)
+		n.Setup(`{ hooks = { PreToolUse = { { matcher = "([", hooks = { { type = "command", command = "true" } } } } } }`)
+		n.Command("Magenta toggle")
+		n.WaitFor("the error", func() bool { return strings.Contains(n.Messages(), "magenta options: hooks") }, n.Messages)
+		n.WaitFor("the pending frame to go", func() bool {
+			return !strings.Contains(n.Text(n.Buffer("display")), "# New thread")
+		}, func() string { return n.Text(n.Buffer("display")) })
+	})
+}

@@ -364,16 +364,29 @@ func (h *Host) attach(p attachEvent) {
 		return
 	}
 	setLogLevel(opts.LogLevel)
+	// The new thread's top at once (chat.PendingFrame): what follows, up
+	// to the thread's own first frame, is most of the host's part of a
+	// first toggle. A host started again to reopen a thread waits for it.
+	pending := p.Resume == ""
+	if pending {
+		h.renderer.Publish(chat.PendingKey, chat.PendingFrame(opts))
+		h.renderer.Show(chat.PendingKey)
+	}
+	fail := func(err error) {
+		h.initErr = err
+		if pending { // no thread comes: the display does not pretend one does
+			h.renderer.Publish(chat.PendingKey, &view.Frame{})
+		}
+		h.renderer.Notify(err.Error(), chat.LevelError)
+	}
 	env, reg, err := h.environment(opts, p.Cwd, p.DataDir)
 	if err != nil {
-		h.initErr = err
-		h.renderer.Notify(err.Error(), chat.LevelError)
+		fail(err)
 		return
 	}
 	h.checkpoints = h.startCheckpoints(opts, env, p.DataDir)
 	if err := h.startHooks(opts, env, p.DataDir); err != nil {
-		h.initErr = err
-		h.renderer.Notify(err.Error(), chat.LevelError)
+		fail(err)
 		return
 	}
 	shown := make(chan string, 1)
@@ -395,8 +408,7 @@ func (h *Host) attach(p attachEvent) {
 		Prompts:      h.prompts,
 	})
 	if err != nil {
-		h.initErr = err
-		h.renderer.Notify(err.Error(), chat.LevelError)
+		fail(err)
 		return
 	}
 	h.app, h.initErr, h.options = app, nil, opts

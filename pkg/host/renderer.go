@@ -61,7 +61,7 @@ type Renderer struct {
 	wake  chan struct{}
 	stop  chan struct{}
 	done  chan struct{}
-	// drawn is closed once the first frame is in a buffer: start-up work
+	// drawn is closed once the app's first frame is in a buffer: start-up work
 	// that can wait (sandbox detection) waits for it, so it does not
 	// compete with the first toggle.
 	drawn     chan struct{}
@@ -71,7 +71,8 @@ type Renderer struct {
 // recentFrames is how many sent frames BindingOnFrame can still name.
 const recentFrames = 8
 
-// Drawn is closed once a first frame has been applied.
+// Drawn is closed once the app's first frame has been applied (not
+// chat.PendingFrame, shown while the app is built).
 func (r *Renderer) Drawn() <-chan struct{} { return r.drawn }
 
 // note is a side effect queued for the renderer goroutine: a
@@ -301,7 +302,9 @@ func (r *Renderer) step() (drew bool) {
 		r.applied, r.appKey, r.appBuf = frame, key, buf
 	}
 	r.mu.Unlock()
-	r.drawnOnce.Do(func() { close(r.drawn) })
+	if key != chat.PendingKey { // the app's first frame, not the stand-in
+		r.drawnOnce.Do(func() { close(r.drawn) })
+	}
 	return true
 }
 
