@@ -2,8 +2,10 @@ package host
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -357,21 +359,10 @@ func (h *Host) attach(p attachEvent) {
 		h.app.Refresh()
 		return
 	}
-	opts, err := config.Decode([]byte(p.Options))
-	if err != nil {
-		h.initErr = err
-		h.renderer.Notify(err.Error(), chat.LevelError)
-		return
-	}
-	setLogLevel(opts.LogLevel)
 	// The new thread's top at once (chat.PendingFrame): what follows, up
 	// to the thread's own first frame, is most of the host's part of a
 	// first toggle. A host started again to reopen a thread waits for it.
-	pending := p.Resume == ""
-	if pending {
-		h.renderer.Publish(chat.PendingKey, chat.PendingFrame(opts))
-		h.renderer.Show(chat.PendingKey)
-	}
+	pending := p.Resume == "" && h.showPending(p.Options)
 	fail := func(err error) {
 		h.initErr = err
 		if pending { // no thread comes: the display does not pretend one does
@@ -379,6 +370,12 @@ func (h *Host) attach(p attachEvent) {
 		}
 		h.renderer.Notify(err.Error(), chat.LevelError)
 	}
+	opts, err := config.Decode([]byte(p.Options))
+	if err != nil {
+		fail(err)
+		return
+	}
+	setLogLevel(opts.LogLevel)
 	env, reg, err := h.environment(opts, p.Cwd, p.DataDir)
 	if err != nil {
 		fail(err)
@@ -427,6 +424,27 @@ func (h *Host) attach(p attachEvent) {
 		h.newSSHThread(app, opts, e.Host, e.Cwd)
 	}
 	slog.Info("attached", "cwd", env.Cwd, "profiles", len(opts.Profiles))
+}
+
+// showPending shows chat.PendingFrame for the options' profiles, read
+// alone (decoding and checking every option takes ~1.5 ms of a first
+// toggle), and reports whether it did. Options that turn out bad blank
+// it again (attach's fail).
+func (h *Host) showPending(options string) bool {
+	var head struct {
+		Profiles []config.Profile `json:"profiles"`
+	}
+	if err := json.Unmarshal([]byte(options), &head); err != nil || len(head.Profiles) == 0 {
+		return false
+	}
+	h.renderer.Publish(chat.PendingKey, chat.PendingFrame(config.Options{Profiles: head.Profiles}))
+	h.renderer.Show(chat.PendingKey)
+	// Let the renderer, just woken on this P, send it before attach goes
+	// on: the other P may be asleep, and attach never blocks long enough
+	// for the renderer to be taken over (seen: the stand-in drawn only
+	// after attach, ~2 ms late).
+	runtime.Gosched()
+	return true
 }
 
 // setDisplay makes buf (0: none) the buffer the chat is drawn into, after
