@@ -25,7 +25,11 @@ local function scratch(name, role)
   local existing = vim.fn.bufnr("^" .. name .. "$")
   local buf = existing > 0 and existing or api.nvim_create_buf(false, true)
   if existing <= 0 then
-    api.nvim_buf_set_name(buf, name)
+    -- Named without BufFilePre/BufFilePost: nothing has business with
+    -- this scratch buffer's name, and Neovim's editorconfig plugin would
+    -- look for .editorconfig files for it (~1 ms of the first toggle,
+    -- more with other plugins hooked there).
+    vim.cmd(string.format("noautocmd lua vim.api.nvim_buf_set_name(%d, %q)", buf, name))
   end
   vim.bo[buf].buftype = "nofile"
   vim.bo[buf].bufhidden = "hide"
