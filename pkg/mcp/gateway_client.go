@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
@@ -29,7 +30,13 @@ const gatewayHelloTimeout = 10 * time.Second
 var gatewayCommand = defaultGatewayCommand
 
 // GatewayPath is where the host looks for the gateway: beside itself.
-func GatewayPath() string { return childproc.Beside(GatewayBinary) }
+func GatewayPath() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return GatewayBinary
+	}
+	return filepath.Join(filepath.Dir(exe), GatewayBinary)
+}
 
 func defaultGatewayCommand() (*exec.Cmd, error) {
 	path := GatewayPath()
