@@ -124,17 +124,23 @@ func BenchmarkTrue(b *testing.B) {
 			opts Options
 		}{"supervised-by-supervisor-binary", Options{Supervisor: sup}})
 	}
-	for _, s := range shells {
-		b.Run(s.name, func(b *testing.B) {
-			s.opts.LogRoot = b.TempDir()
-			sh := New(s.opts)
-			opts := capabilities.ExecOptions{ThreadID: "bench", RequestID: "true"}
-			for b.Loop() {
-				if res, err := sh.Execute(context.Background(), "true", opts); err != nil || res.ExitCode != 0 {
-					b.Fatalf("err %v, result %+v", err, res)
+	// Spaced, a supervised command is handed to an idle spare supervisor
+	// (procsup's spares); back to back, it waits for the spare still
+	// starting.
+	for _, pace := range benchPaces {
+		for _, s := range shells {
+			b.Run(pace.name+"/"+s.name, func(b *testing.B) {
+				s.opts.LogRoot = b.TempDir()
+				sh := New(s.opts)
+				opts := capabilities.ExecOptions{ThreadID: "bench", RequestID: "true"}
+				for b.Loop() {
+					if res, err := sh.Execute(context.Background(), "true", opts); err != nil || res.ExitCode != 0 {
+						b.Fatalf("err %v, result %+v", err, res)
+					}
+					pace.pause(b)
 				}
-			}
-		})
+			})
+		}
 	}
 }
 

@@ -16,6 +16,9 @@ import (
 // of this variable, until it is killed.
 const hostHelperEnv = "MAGENTA_TEST_HOST_HELPER"
 
+// hostHelperWarmEnv makes the host helper run `true` first.
+const hostHelperWarmEnv = "MAGENTA_TEST_HOST_WARM"
+
 // TestMain makes the test binary its own process supervisor and
 // confinement parent, as the host binary is (see procsup.MainIfSupervisor,
 // zygote.MainIfZygote), and a stand-in host for the
@@ -31,6 +34,16 @@ func TestMain(m *testing.M) {
 		confined := os.Getenv(parentHelperEnv) != ""
 		if confined {
 			sh = parentHelperShell(root)
+		}
+		if os.Getenv(hostHelperWarmEnv) != "" {
+			// A first command: the next runs under a spare supervisor.
+			if _, err := sh.Execute(context.Background(), "true", capabilities.ExecOptions{ThreadID: "helper", RequestID: "w"}); err != nil {
+				fmt.Fprintln(os.Stderr, "host helper: first command:", err)
+				os.Exit(3)
+			}
+			if os.Getenv("MAGENTA_TEST_HOST_COMMAND") == "" {
+				select {} // idle, with a spare supervisor, until killed
+			}
 		}
 		_, err := sh.Execute(context.Background(), os.Getenv("MAGENTA_TEST_HOST_COMMAND"),
 			capabilities.ExecOptions{ThreadID: "helper", RequestID: "r", Sandbox: confined})

@@ -155,6 +155,51 @@ func TestNothingSurvivesAKilledHost(t *testing.T) {
 	waitMarkers(t, false, markers...)
 }
 
+// The same with spare supervisors: the host ran a command before, so
+// the escaping one runs under a spare. The tree ends and the spare does
+// not outlive the host; nor does an idle spare.
+func TestNothingSurvivesAKilledHostWithSpares(t *testing.T) {
+	cmd, markers := escapingCommand(7770, "sleep 600")
+	for _, command := range []string{cmd, ""} {
+		host := startHostHelperEnv(t, t.TempDir(), command, hostHelperWarmEnv+"=1")
+		if command != "" {
+			waitMarkers(t, true, markers...)
+		}
+		spares := func() []int {
+			return processesWithEnv("MAGENTA_SUPERVISE=" + strconv.Itoa(host.Process.Pid) + ",spare")
+		}
+		require.Eventually(t, func() bool { return len(spares()) == 1 }, deadline, 10*time.Millisecond,
+			"the spare (running %q): %v", command, spares())
+		require.NoError(t, host.Process.Kill())
+		_ = host.Wait()
+		waitMarkers(t, false, markers...)
+		require.Eventually(t, func() bool { return len(spares()) == 0 }, deadline, 10*time.Millisecond, "spares left: %v", spares())
+	}
+}
+
+// processesWithEnv lists the live processes whose environment holds kv.
+func processesWithEnv(kv string) []int {
+	var pids []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		st, serr := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil || serr != nil || bytes.Contains(st, []byte(") Z ")) {
+			continue
+		}
+		for _, v := range bytes.Split(env, []byte{0}) {
+			if string(v) == kv {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	return pids
+}
+
 // TestSweepAfterDeadHost: a record says a host that is gone left a
 // supervisor running (one that could not act on the death signal: here a
 // live one whose record is rewritten to name a dead host). The next Shell
@@ -214,10 +259,15 @@ func startHostHelper(t *testing.T, command string) *exec.Cmd {
 
 func startHostHelperAt(t *testing.T, root, command string) *exec.Cmd {
 	t.Helper()
+	return startHostHelperEnv(t, root, command)
+}
+
+func startHostHelperEnv(t *testing.T, root, command string, env ...string) *exec.Cmd {
+	t.Helper()
 	exe, err := os.Executable()
 	require.NoError(t, err)
 	c := exec.Command(exe)
-	c.Env = append(os.Environ(), hostHelperEnv+"="+root, "MAGENTA_TEST_HOST_COMMAND="+command)
+	c.Env = append(append(os.Environ(), hostHelperEnv+"="+root, "MAGENTA_TEST_HOST_COMMAND="+command), env...)
 	c.Stderr = os.Stderr
 	require.NoError(t, c.Start())
 	t.Cleanup(func() { _ = c.Process.Kill(); _ = c.Wait() })

@@ -33,7 +33,20 @@
 //     itself, reaps, rescans, and after the grace period sends SIGKILL to
 //     whatever is left, until it has no child at all;
 //   - reports the command's wait status (or why it could not start) on
-//     file descriptor 3, then exits.
+//     file descriptor 3, then exits (the host reaps it in the
+//     background: the record comes after the tree has ended).
+//
+// Starting the supervisor for the command put a Go program's start-up
+// (several milliseconds) before every command. So when a command ends
+// the host starts the next one ahead, a spare (spare_linux.go): the
+// same executable, death signal and process group, waiting on a Unix
+// socket for a command, whose argv, environment, directory, standard
+// files and status descriptor it then receives (SCM_RIGHTS). From there
+// it is the supervisor above. The host keeps its end of the socket until
+// the command ends: the spare reading its end means the host died, and
+// it ends the tree; an idle spare exits on it. There is one spare per
+// executable; a command that comes while none is idle waits for the one
+// starting, or gets a supervisor started for it.
 //
 // "No child left" is read from wait4(-1, WNOHANG) returning ECHILD: with
 // the subreaper bit every living descendant has an ancestor chain ending

@@ -149,3 +149,102 @@ func TestBeside(t *testing.T) {
 	require.NoError(t, os.Chmod(path, 0o755))
 	assert.Equal(t, path, Beside())
 }
+
+// After the first command an idle supervisor waits for the next: it
+// takes that command with its standard files, directory and environment
+// (without the supervisor's switch), supervises it as one started for it
+// would, and the spare after it is started.
+func TestSpareTakesTheNextCommand(t *testing.T) {
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	t.Setenv("MAGENTA_TEST_HOST_SECRET", "planted-7813")
+	p, err := Start(exe, exec.Command("true"), time.Second)
+	require.NoError(t, err)
+	_, err = p.Wait()
+	require.NoError(t, err)
+
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in")
+	require.NoError(t, os.WriteFile(in, []byte("from stdin\n"), 0o600))
+	for i := range 3 {
+		stdin, err := os.Open(in)
+		require.NoError(t, err)
+		out, err := os.CreateTemp(dir, "out")
+		require.NoError(t, err)
+		cmd := exec.Command("bash", "-c", `read -r line; echo "$line"; pwd; echo "keep=$KEEP switch=${`+envVar+`-none}"; cat /proc/$PPID/environ | tr '\0' '\n' | grep -c `+envVar+`=; setsid sleep 7811 & exit 4`)
+		cmd.Dir = dir
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "KEEP=" + strconv.Itoa(i)}
+		cmd.Stdin, cmd.Stdout = stdin, out
+		p, err := Start(exe, cmd, time.Second)
+		require.NoError(t, err)
+		stdin.Close()
+		ws, err := p.Wait()
+		require.NoError(t, err)
+		assert.Equal(t, 4, ws.ExitStatus())
+		assert.NotNil(t, p.hostEnd, "command %d ran under a spare", i)
+		b, err := os.ReadFile(out.Name())
+		require.NoError(t, err)
+		assert.Equal(t, "from stdin\n"+dir+"\nkeep="+strconv.Itoa(i)+" switch=none\n1\n", string(b), "the spare's own environment has the switch, the command's has not")
+		require.Eventually(t, func() bool {
+			return len(matching("sleep\x007811\x00")) == 0
+		}, 30*time.Second, 10*time.Millisecond, "what the command left ends with it")
+	}
+	p, err = Start(exe, exec.Command("/nonexistent/bash"), time.Second)
+	require.NoError(t, err)
+	_, err = p.Wait()
+	assert.ErrorContains(t, err, "no such file")
+	assert.NotNil(t, p.hostEnd)
+
+	// An idle spare holds none of the host's environment (its API keys).
+	var idle *spare
+	require.Eventually(t, func() bool {
+		spares.Lock()
+		defer spares.Unlock()
+		idle = spares.slots[exe].idle
+		return idle != nil
+	}, 30*time.Second, 10*time.Millisecond)
+	env, err := os.ReadFile("/proc/" + strconv.Itoa(idle.cmd.Process.Pid) + "/environ")
+	require.NoError(t, err)
+	assert.Equal(t, envVar+"="+strconv.Itoa(os.Getpid())+specSpare+"\x00", string(env))
+}
+
+// matching lists the processes whose command line is cmdline.
+func matching(cmdline string) []string {
+	var pids []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err == nil && string(b) == cmdline {
+			if st, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil && !strings.Contains(string(st), ") Z ") {
+				pids = append(pids, e.Name())
+			}
+		}
+	}
+	return pids
+}
+
+// A spare that died while idle is passed over: the command gets a
+// supervisor of its own.
+func TestDeadSpareIsPassedOver(t *testing.T) {
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	p, err := Start(exe, exec.Command("true"), time.Second)
+	require.NoError(t, err)
+	_, err = p.Wait()
+	require.NoError(t, err)
+	var sp *spare
+	require.Eventually(t, func() bool {
+		spares.Lock()
+		defer spares.Unlock()
+		sp = spares.slots[exe].idle
+		return sp != nil
+	}, 30*time.Second, 10*time.Millisecond)
+	require.NoError(t, sp.cmd.Process.Kill())
+	_, _ = sp.cmd.Process.Wait()
+	p, err = Start(exe, exec.Command("bash", "-c", "exit 3"), time.Second)
+	require.NoError(t, err)
+	ws, err := p.Wait()
+	require.NoError(t, err)
+	assert.Equal(t, 3, ws.ExitStatus())
+	assert.Nil(t, p.hostEnd, "a supervisor was started for it")
+}

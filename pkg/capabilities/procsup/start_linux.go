@@ -25,6 +25,12 @@ type Process struct {
 	Pid    int
 	cmd    *exec.Cmd
 	status *os.File
+	// hostEnd is the host's end of a spare's socket, kept open until
+	// the command has ended (its closing tells the spare the host died).
+	hostEnd *os.File
+	// exe is the supervisor executable: its next spare is started when
+	// this command has ended ("" for none).
+	exe string
 }
 
 // Start runs cmd — prepared as if it were to run directly: Path, Args,
@@ -48,6 +54,18 @@ func StartTerminal(exe string, cmd *exec.Cmd, grace time.Duration) (*Process, er
 }
 
 func start(exe string, cmd *exec.Cmd, grace time.Duration, mode string) (*Process, error) {
+	if spareable(cmd) {
+		// An idle supervisor takes the command; when there is none yet
+		// (the first command, or one right after another) one is started
+		// for it, and the next spare is on its way either way.
+		if sp := takeSpare(exe); sp != nil {
+			p, err := sp.run(cmd, grace, mode == specTerminal)
+			if err == nil {
+				return p, nil
+			}
+			sp.discard() // it died idle: start one for the command
+		}
+	}
 	statusR, statusW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -75,7 +93,11 @@ func start(exe string, cmd *exec.Cmd, grace time.Duration, mode string) (*Proces
 		statusR.Close()
 		return nil, err
 	}
-	return &Process{Pid: sup.Process.Pid, cmd: sup, status: statusR}, nil
+	p := &Process{Pid: sup.Process.Pid, cmd: sup, status: statusR}
+	if spareable(cmd) {
+		p.exe = exe
+	}
+	return p, nil
 }
 
 // Terminate asks the supervisor to end the command and its whole tree
@@ -93,15 +115,35 @@ func (p *Process) Kill() { _ = syscall.Kill(-p.Pid, syscall.SIGKILL) }
 func (p *Process) Wait() (syscall.WaitStatus, error) {
 	rec, _ := io.ReadAll(p.status)
 	p.status.Close()
-	werr := p.cmd.Wait()
+	if p.exe != "" {
+		refillSpare(p.exe)
+	}
+	var ws syscall.WaitStatus
+	var err error
 	switch {
 	case len(rec) == 5 && rec[0] == statusExit:
-		return syscall.WaitStatus(binary.LittleEndian.Uint32(rec[1:])), nil
+		ws = syscall.WaitStatus(binary.LittleEndian.Uint32(rec[1:]))
 	case len(rec) > 0 && rec[0] == statusStartError:
-		return 0, errors.New(string(rec[1:]))
+		err = errors.New(string(rec[1:]))
+	default:
+		werr := p.cmd.Wait()
+		p.closeHostEnd()
+		if ws, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
+			return ws, nil
+		}
+		return 0, fmt.Errorf("supervisor: %w", werr)
 	}
-	if ws, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
-		return ws, nil
+	// The record comes once the tree has ended: what is left of the
+	// supervisor is its exit, reaped off the command's time.
+	go func() {
+		_ = p.cmd.Wait()
+		p.closeHostEnd()
+	}()
+	return ws, err
+}
+
+func (p *Process) closeHostEnd() {
+	if p.hostEnd != nil {
+		p.hostEnd.Close()
 	}
-	return 0, fmt.Errorf("supervisor: %w", werr)
 }

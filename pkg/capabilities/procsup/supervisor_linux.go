@@ -31,14 +31,47 @@ const (
 )
 
 // supervise runs argv under supervision and returns the supervisor's
-// exit code. spec is the value of envVar: "<host pid>,<grace in ms>".
+// exit code. spec is the value of envVar: "<host pid>,<grace in ms>"
+// (and specTerminal), or "<host pid>"+specSpare for a spare supervisor,
+// which waits for its command from the host (spare_linux.go).
 func supervise(spec string, argv []string) int {
+	if pid, ok := strings.CutSuffix(spec, specSpare); ok {
+		return serveSpare(pid)
+	}
 	hostPid, grace, terminal, ok := parseSpec(spec)
 	report := os.NewFile(statusFD, "status")
 	if !ok || len(argv) == 0 {
 		writeStartError(report, "bad supervisor invocation")
 		return 2
 	}
+	env := make([]string, 0, len(os.Environ()))
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, envVar+"=") {
+			env = append(env, kv)
+		}
+	}
+	return run(job{hostPid: hostPid, grace: grace, terminal: terminal, argv: argv, env: env, report: report})
+}
+
+// job is one command to supervise: how it was asked for (the command
+// line and environment of a supervisor started for it, or a spare's
+// request).
+type job struct {
+	hostPid  int
+	grace    time.Duration
+	terminal bool
+	argv     []string
+	env      []string
+	dir      string // "": the supervisor's own
+	report   *os.File
+	// hostGone, when not nil, is closed when the host is known dead
+	// (a spare's socket reached its end).
+	hostGone <-chan struct{}
+}
+
+// run supervises j and returns the supervisor's exit code.
+func run(j job) int {
+	hostPid, grace, report := j.hostPid, j.grace, j.report
 	sigs := make(chan os.Signal, 16)
 	signal.Notify(sigs, syscall.SIGCHLD, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	// Without the subreaper bit orphans go to init and escape; the
@@ -49,27 +82,21 @@ func supervise(spec string, argv []string) int {
 		writeStartError(report, "host exited")
 		return 1
 	}
-
-	env := make([]string, 0, len(os.Environ()))
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, envVar+"=") {
-			env = append(env, kv)
-		}
-	}
-	path := argv[0]
+	path := j.argv[0]
 	if !strings.ContainsRune(path, '/') {
-		if p, err := lookPath(path, env); err == nil {
+		if p, err := lookPath(path, j.env); err == nil {
 			path = p
 		}
 	}
 	sys := &syscall.SysProcAttr{Setpgid: true}
-	if terminal {
+	if j.terminal {
 		// Session leader with the terminal on its stdin as controlling
 		// terminal: its own process group, the terminal's foreground one.
 		sys = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
 	}
-	proc, err := os.StartProcess(path, argv, &os.ProcAttr{
-		Env:   env,
+	proc, err := os.StartProcess(path, j.argv, &os.ProcAttr{
+		Dir:   j.dir,
+		Env:   j.env,
 		Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
 		Sys:   sys,
 	})
@@ -82,6 +109,7 @@ func supervise(spec string, argv []string) int {
 	// of the host's forking thread: the host's death is then noticed by
 	// polling for a new parent.
 	var parentPoll <-chan time.Time
+	hostGone := j.hostGone
 	for !r.done {
 		select {
 		case sig := <-sigs:
@@ -105,6 +133,9 @@ func supervise(spec string, argv []string) int {
 			if os.Getppid() != hostPid {
 				r.killTree(grace)
 			}
+		case <-hostGone:
+			hostGone = nil
+			r.killTree(grace)
 		}
 		r.reap()
 	}
@@ -115,6 +146,9 @@ func supervise(spec string, argv []string) int {
 	rec[0] = statusExit
 	binary.LittleEndian.PutUint32(rec[1:], uint32(status))
 	_, _ = report.Write(rec[:])
+	// Closed now, the host reads the end of the record without waiting
+	// for this process to exit.
+	_ = report.Close()
 	if status.Exited() {
 		return status.ExitStatus()
 	}
@@ -126,8 +160,12 @@ func writeStartError(report *os.File, msg string) {
 }
 
 // specTerminal ends the spec of a command run under a pseudo-terminal
-// (StartTerminal).
-const specTerminal = ",tty"
+// (StartTerminal); specSpare follows the host's pid in the spec of a
+// spare supervisor.
+const (
+	specTerminal = ",tty"
+	specSpare    = ",spare"
+)
 
 func parseSpec(spec string) (hostPid int, grace time.Duration, terminal, ok bool) {
 	spec, terminal = strings.CutSuffix(spec, specTerminal)
