@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 )
@@ -87,4 +89,15 @@ func (s *StderrLog) Tail() string {
 		out += "\n  " + l
 	}
 	return out
+}
+
+// Beside is the file name in the directory of the running executable:
+// where `make` puts the host's helper programs (bin/ of the checkout). If
+// the executable cannot be found, it is name alone (looked up in PATH).
+func Beside(name string) string {
+	exe, err := os.Executable()
+	if err != nil {
+		return name
+	}
+	return filepath.Join(filepath.Dir(exe), name)
 }

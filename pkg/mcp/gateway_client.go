@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
@@ -30,13 +29,7 @@ const gatewayHelloTimeout = 10 * time.Second
 var gatewayCommand = defaultGatewayCommand
 
 // GatewayPath is where the host looks for the gateway: beside itself.
-func GatewayPath() string {
-	exe, err := os.Executable()
-	if err != nil {
-		return GatewayBinary
-	}
-	return filepath.Join(filepath.Dir(exe), GatewayBinary)
-}
+func GatewayPath() string { return childproc.Beside(GatewayBinary) }
 
 func defaultGatewayCommand() (*exec.Cmd, error) {
 	path := GatewayPath()

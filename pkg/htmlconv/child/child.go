@@ -8,12 +8,12 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/magenta-nvim/magenta/pkg/capabilities"
+	"github.com/magenta-nvim/magenta/pkg/childproc"
 	"github.com/magenta-nvim/magenta/pkg/htmlconv/internal/childhook"
 )
 
@@ -53,13 +53,7 @@ var timeout = Timeout
 
 // Path is BinaryName in the directory of the running executable (bin/
 // of the checkout, beside magenta-host).
-func Path() string {
-	exe, err := os.Executable()
-	if err != nil {
-		return BinaryName
-	}
-	return filepath.Join(filepath.Dir(exe), BinaryName)
-}
+func Path() string { return childproc.Beside(BinaryName) }
 
 // Convert converts the HTML page body to format, "markdown" (links made
 // absolute against base, when not empty) or "text", in a child process

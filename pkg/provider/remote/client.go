@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -36,13 +35,7 @@ const repliesBuffered = 64
 
 // DefaultPath is BinaryName in the directory of the running executable
 // (bin/ of the checkout, beside magenta-host).
-func DefaultPath() string {
-	exe, err := os.Executable()
-	if err != nil {
-		return BinaryName
-	}
-	return filepath.Join(filepath.Dir(exe), BinaryName)
-}
+func DefaultPath() string { return childproc.Beside(BinaryName) }
 
 // Client owns the provider process: it starts it at the first stream,
 // shares it among all streams, starts it again after it ended, and lets
