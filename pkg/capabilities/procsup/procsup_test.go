@@ -109,28 +109,34 @@ func TestDescendants(t *testing.T) {
 func TestStartTerminalGivesAControllingTerminal(t *testing.T) {
 	exe, err := os.Executable()
 	require.NoError(t, err)
-	master, slave, err := pty.Open()
-	require.NoError(t, err)
-	defer master.Close()
-	cmd := exec.Command("bash", "-c", `read -r _ < /dev/tty && set -- $(cut -d' ' -f5-8 /proc/$$/stat) && echo "pid=$$ pgrp=$1 sid=$2 tpgid=$4"`)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
-	p, err := StartTerminal(exe, cmd, 100*time.Millisecond)
-	slave.Close()
-	require.NoError(t, err)
-	_, err = master.Write([]byte("go\n"))
-	require.NoError(t, err)
-	out, _ := io.ReadAll(master) // EIO once the supervisor is gone
-	ws, err := p.Wait()
-	require.NoError(t, err)
-	assert.Equal(t, 0, ws.ExitStatus())
-	var pid string
-	for _, f := range strings.Fields(string(out)) {
-		if v, ok := strings.CutPrefix(f, "pid="); ok {
-			pid = v
+	// The first may get a supervisor of its own, the second gets a spare.
+	for i := range 2 {
+		master, slave, err := pty.Open()
+		require.NoError(t, err)
+		defer master.Close()
+		cmd := exec.Command("bash", "-c", `read -r _ < /dev/tty && set -- $(cut -d' ' -f5-8 /proc/$$/stat) && echo "pid=$$ pgrp=$1 sid=$2 tpgid=$4"`)
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+		p, err := StartTerminal(exe, cmd, 100*time.Millisecond)
+		slave.Close()
+		require.NoError(t, err)
+		_, err = master.Write([]byte("go\n"))
+		require.NoError(t, err)
+		out, _ := io.ReadAll(master) // EIO once the supervisor is gone
+		ws, err := p.Wait()
+		require.NoError(t, err)
+		assert.Equal(t, 0, ws.ExitStatus())
+		var pid string
+		for _, f := range strings.Fields(string(out)) {
+			if v, ok := strings.CutPrefix(f, "pid="); ok {
+				pid = v
+			}
+		}
+		require.NotEmpty(t, pid, "output: %q", out)
+		assert.Contains(t, string(out), "pgrp="+pid+" sid="+pid+" tpgid="+pid)
+		if i == 1 {
+			assert.NotNil(t, p.hostEnd, "the second ran under a spare")
 		}
 	}
-	require.NotEmpty(t, pid, "output: %q", out)
-	assert.Contains(t, string(out), "pgrp="+pid+" sid="+pid+" tpgid="+pid)
 }
 
 // Beside finds an executable magenta-supervisor next to the running
