@@ -95,9 +95,11 @@ type Agent struct {
 
 // session is one thread the client knows.
 type session struct {
-	id    string
-	mu    sync.Mutex
-	busy  bool
+	id   string
+	mu   sync.Mutex
+	busy bool
+	// free is closed when the running prompt has answered.
+	free  chan struct{}
 	ended chan chat.TurnEnded // the current prompt's end; capacity 1
 }
 
@@ -369,16 +371,32 @@ func (a *Agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResp
 	a.prompts.Add(1) // close waits for this prompt's answer
 	a.mu.Unlock()
 	defer a.prompts.Done()
+	// A prompt for a session whose prompt runs supersedes it: the SDK
+	// has cancelled the running one's context before calling this (as
+	// the ACP session/prompt contract has it), so it is aborting; this
+	// one waits for it to answer, then runs. A later prompt cancels this
+	// one's wait the same way.
 	s.mu.Lock()
-	if s.busy {
+	for s.busy {
+		free := s.free
 		s.mu.Unlock()
-		return sdk.PromptResponse{}, errors.New("a prompt is already running in this session; cancel it first")
+		select {
+		case <-free:
+		case <-ctx.Done():
+			return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
+		case <-a.ctx.Done():
+			return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
+		case <-time.After(abortWait + time.Second):
+			return sdk.PromptResponse{}, errors.New("the session's previous prompt did not stop; cancel it, then send this again")
+		}
+		s.mu.Lock()
 	}
-	s.busy = true
+	s.busy, s.free = true, make(chan struct{})
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
 		s.busy = false
+		close(s.free)
 		s.mu.Unlock()
 	}()
 	select { // a stale end from an earlier turn

@@ -310,8 +310,8 @@ func TestAgentPromptPermissionAndCancel(t *testing.T) {
 	assert.True(t, strings.HasPrefix(strings.Join(c.kinds(), ","), "message:Working"))
 }
 
-// Bad input: an unknown session, an empty prompt, a second prompt while
-// one runs.
+// Bad input: an unknown session, an empty prompt, a workspace other than
+// the agent's; and a second prompt while one runs, which supersedes it.
 func TestAgentRefusesBadPrompts(t *testing.T) {
 	fake := providertest.New()
 	conn, _, work := start(t, fake)
@@ -322,16 +322,39 @@ func TestAgentRefusesBadPrompts(t *testing.T) {
 	require.NoError(t, err)
 	_, err = conn.Prompt(ctx, sdk.PromptRequest{SessionId: sess.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("  ")}})
 	assert.Error(t, err)
-	ch := make(chan error, 1)
+	// A prompt sent while one runs supersedes it (the SDK cancels the
+	// running one): the first is cancelled and its request ends, then
+	// the second runs. (It used to be refused while the first was being
+	// cancelled anyway; when the first's abort won the race, the second
+	// ran instead: a test that expected the refusal hung.)
+	type answer struct {
+		resp sdk.PromptResponse
+		err  error
+	}
+	first := make(chan answer, 1)
 	go func() {
-		_, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: sess.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("first")}})
-		ch <- err
+		r, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: sess.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("first")}})
+		first <- answer{r, err}
 	}()
 	call := fake.Next(t)
-	_, err = conn.Prompt(ctx, sdk.PromptRequest{SessionId: sess.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("second")}})
-	assert.ErrorContains(t, err, "already running")
+	assert.Equal(t, "first", call.LastUserText())
+	second := make(chan answer, 1)
+	go func() {
+		r, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: sess.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("second")}})
+		second <- answer{r, err}
+	}()
+	a := <-first
+	require.NoError(t, a.err)
+	assert.Equal(t, sdk.StopReasonCancelled, a.resp.StopReason)
+	<-call.Ended()
+	call = fake.Next(t)
+	// The cancelled prompt stays in the conversation, as the client
+	// shows it; the new one follows it.
+	assert.Equal(t, "firstsecond", call.LastUserText())
 	call.Reply("done")
-	require.NoError(t, <-ch)
+	a = <-second
+	require.NoError(t, a.err)
+	assert.Equal(t, sdk.StopReasonEndTurn, a.resp.StopReason)
 	_, err = conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: t.TempDir(), McpServers: []sdk.McpServer{}})
 	assert.ErrorContains(t, err, "this agent works in")
 }

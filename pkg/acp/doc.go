@@ -15,7 +15,9 @@
 // aborts the turn as :Magenta abort does (a call it cuts short is told
 // failed); a client that goes away also ends the agent, which returns
 // once every thread, command and prompt handler has stopped. A second
-// prompt while one runs in the session is refused. session/load reopens
+// prompt while one runs in the session supersedes it: the SDK cancels the
+// running prompt's context when the next arrives, so that turn aborts and
+// the new prompt waits for its answer, then runs. session/load reopens
 // a saved thread (the Neovim host's store) and replays its conversation.
 //
 // Files (clientfs.go). When the client offers fs/read_text_file and

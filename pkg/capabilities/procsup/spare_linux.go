@@ -18,8 +18,8 @@ import (
 // the command it is to supervise: starting a Go program costs several
 // milliseconds (its runtime and its page faults), which every command
 // paid when its supervisor was started for it. The host keeps one spare
-// per supervisor executable (spares) and starts the next as soon as it
-// takes one, so a command asks a program that is already running.
+// per supervisor executable (spares), started when a command has ended,
+// so the next command asks a program that is already running.
 //
 // The spare is the host's child from the start, with the same death
 // signal, process group and subreaper bit as a supervisor started for
