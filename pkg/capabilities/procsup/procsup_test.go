@@ -229,6 +229,29 @@ func matching(cmdline string) []string {
 	return pids
 }
 
+// A command whose environment does not fit in one message to a spare
+// (the socket's buffer, ~200 KiB by default) gets a supervisor of its
+// own, and runs all the same.
+func TestLargeEnvironmentGetsASupervisorOfItsOwn(t *testing.T) {
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	p, err := Start(exe, exec.Command("true"), time.Second)
+	require.NoError(t, err)
+	_, err = p.Wait()
+	require.NoError(t, err)
+	cmd := exec.Command("bash", "-c", `exit $(( ${#BIG1} + ${#BIG4} == 200000 ? 6 : 1 ))`)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+	for i := 1; i <= 4; i++ {
+		cmd.Env = append(cmd.Env, "BIG"+strconv.Itoa(i)+"="+strings.Repeat("x", 100000))
+	}
+	p, err = Start(exe, cmd, time.Second)
+	require.NoError(t, err)
+	ws, err := p.Wait()
+	require.NoError(t, err)
+	assert.Equal(t, 6, ws.ExitStatus())
+	assert.Nil(t, p.hostEnd, "a supervisor was started for it")
+}
+
 // A spare that died while idle is passed over: the command gets a
 // supervisor of its own.
 func TestDeadSpareIsPassedOver(t *testing.T) {

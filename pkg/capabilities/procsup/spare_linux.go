@@ -1,10 +1,7 @@
 package procsup
 
 import (
-	"encoding/binary"
-	"encoding/json"
-	"errors"
-	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -12,6 +9,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/magenta-nvim/magenta/pkg/fdmsg"
 )
 
 // A spare supervisor is started before it is needed and waits, idle, for
@@ -24,18 +23,24 @@ import (
 // The spare is the host's child from the start, with the same death
 // signal, process group and subreaper bit as a supervisor started for
 // the command; it gets the command's standard files and status
-// descriptor over a Unix socket (SCM_RIGHTS), with the command line,
-// environment, directory and grace period (spareRequest). The host keeps
-// its end of the socket until the command has ended: the spare reading
-// the end of it means the host died, however it died, and the tree is
-// ended as on the death signal. An idle spare exits on the same signs.
+// descriptor over a Unix socket (package fdmsg: one packet, SCM_RIGHTS),
+// with the command line, environment, directory and grace period
+// (spareRequest). The host keeps its end of the socket until the command
+// has ended: the spare reading the end of it means the host died,
+// however it died, and the tree is ended as on the death signal. An idle
+// spare exits on the same signs.
 
 // spareFD is the spare's end of its socket.
 const spareFD = 3
 
-// spareRequestMax bounds a request (command line and environment: Linux
-// allows 2 MiB for both together at exec).
-const spareRequestMax = 4 << 20
+// spareRequestMax bounds a request (command line and environment). A
+// larger one, or one the socket's buffer cannot hold, is not sent: the
+// command gets a supervisor started for it.
+const spareRequestMax = 1 << 20
+
+// spareFiles are the descriptors a request carries: stdin, stdout,
+// stderr and the status pipe.
+const spareFiles = 4
 
 // spareRequest is the command a spare supervises.
 type spareRequest struct {
@@ -67,27 +72,33 @@ func serveSpare(hostPid string) int {
 			}
 		}
 	}()
-	req, files, err := receiveRequest(spareFD)
+	conn, err := fdmsg.Conn(os.NewFile(spareFD, "spare"))
 	if err != nil {
+		return 1
+	}
+	var req spareRequest
+	files, err := fdmsg.Receive(conn, &req, spareRequestMax, spareFiles)
+	if err != nil || len(files) != spareFiles || len(req.Argv) == 0 {
 		// The host went away (or spoke nonsense): nothing to run.
+		fdmsg.CloseAll(files)
 		return 1
 	}
 	signal.Stop(hup)
+	report := files[3]
 	for i, f := range files[:3] {
-		if err := syscall.Dup3(f, i, 0); err != nil {
-			writeStartError(os.NewFile(uintptr(files[3]), "status"), "spare supervisor: "+err.Error())
+		if err := syscall.Dup3(int(f.Fd()), i, 0); err != nil {
+			writeStartError(report, "spare supervisor: "+err.Error())
 			return 1
 		}
-		_ = syscall.Close(f)
+		f.Close()
 	}
 	gone := make(chan struct{})
 	go func() {
-		// The host writes nothing more: a read returns only at the end
+		// The host sends nothing more: a read returns only at the end
 		// of the socket, its death.
 		var b [1]byte
 		for {
-			n, err := syscall.Read(spareFD, b[:])
-			if n == 0 || (err != nil && err != syscall.EINTR) {
+			if _, err := conn.Read(b[:]); err != nil {
 				close(gone)
 				return
 			}
@@ -100,89 +111,15 @@ func serveSpare(hostPid string) int {
 		argv:     req.Argv,
 		env:      req.Env,
 		dir:      req.Dir,
-		report:   os.NewFile(uintptr(files[3]), "status"),
+		report:   report,
 		hostGone: gone,
 	})
-}
-
-// receiveRequest reads one request and its four descriptors (stdin,
-// stdout, stderr, status) from the socket fd.
-func receiveRequest(fd int) (spareRequest, [4]int, error) {
-	var req spareRequest
-	var files [4]int
-	buf := make([]byte, 64<<10)
-	oob := make([]byte, syscall.CmsgSpace(4*4))
-	n, oobn, err := recvmsg(fd, buf, oob)
-	if err != nil {
-		return req, files, err
-	}
-	msgs, err := syscall.ParseSocketControlMessage(oob[:oobn])
-	if err != nil || len(msgs) != 1 {
-		return req, files, errors.New("spare: no descriptors")
-	}
-	fds, err := syscall.ParseUnixRights(&msgs[0])
-	if err != nil || len(fds) != 4 {
-		return req, files, errors.New("spare: not four descriptors")
-	}
-	copy(files[:], fds)
-	for n < 4 {
-		m, err := readSome(fd, buf[n:])
-		if err != nil {
-			return req, files, err
-		}
-		n += m
-	}
-	size := int(binary.LittleEndian.Uint32(buf))
-	if size > spareRequestMax {
-		return req, files, errors.New("spare: request too large")
-	}
-	body := make([]byte, 0, size)
-	body = append(body, buf[4:n]...)
-	for len(body) < size {
-		m, err := readSome(fd, body[len(body):size])
-		if err != nil {
-			return req, files, err
-		}
-		body = body[:len(body)+m]
-	}
-	if err := json.Unmarshal(body[:size], &req); err != nil || len(req.Argv) == 0 {
-		return req, files, errors.New("spare: bad request")
-	}
-	return req, files, nil
-}
-
-func recvmsg(fd int, buf, oob []byte) (n, oobn int, err error) {
-	for {
-		n, oobn, _, _, err = syscall.Recvmsg(fd, buf, oob, syscall.MSG_CMSG_CLOEXEC)
-		if err != syscall.EINTR {
-			break
-		}
-	}
-	if err == nil && n == 0 {
-		err = errors.New("spare: host closed the socket")
-	}
-	return n, oobn, err
-}
-
-func readSome(fd int, buf []byte) (int, error) {
-	for {
-		n, err := syscall.Read(fd, buf)
-		switch {
-		case err == syscall.EINTR:
-			continue
-		case err != nil:
-			return 0, err
-		case n == 0:
-			return 0, errors.New("spare: host closed the socket")
-		}
-		return n, nil
-	}
 }
 
 // spare is an idle supervisor on the host's side.
 type spare struct {
 	cmd  *exec.Cmd
-	sock *os.File // the host's end
+	conn *net.UnixConn // the host's end of its socket
 }
 
 // spares holds, per executable, at most one idle supervisor and the one
@@ -250,12 +187,15 @@ func refillSpare(exe string) {
 
 // startSpare starts an idle supervisor from exe.
 func startSpare(exe string) (*spare, error) {
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	host, child, err := fdmsg.Pair()
 	if err != nil {
 		return nil, err
 	}
-	host, child := os.NewFile(uintptr(fds[0]), "spare"), os.NewFile(uintptr(fds[1]), "spare")
 	defer child.Close()
+	conn, err := fdmsg.Conn(host)
+	if err != nil {
+		return nil, err
+	}
 	cmd := &exec.Cmd{
 		Path: exe,
 		Args: []string{exe},
@@ -267,15 +207,15 @@ func startSpare(exe string) (*spare, error) {
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGHUP},
 	}
 	if err := cmd.Start(); err != nil {
-		host.Close()
+		conn.Close()
 		return nil, err
 	}
-	return &spare{cmd: cmd, sock: host}, nil
+	return &spare{cmd: cmd, conn: conn}, nil
 }
 
 // discard ends a spare that could not take its command.
 func (sp *spare) discard() {
-	sp.sock.Close()
+	sp.conn.Close()
 	_ = sp.cmd.Process.Kill()
 	_ = sp.cmd.Wait()
 }
@@ -295,20 +235,13 @@ func (sp *spare) run(cmd *exec.Cmd, grace time.Duration, terminal bool) (*Proces
 	if env == nil {
 		env = os.Environ()
 	}
-	body, err := json.Marshal(spareRequest{Argv: append([]string{cmd.Path}, cmd.Args[1:]...), Env: env, Dir: dir,
-		GraceMs: grace.Milliseconds(), Terminal: terminal})
-	if err != nil {
-		return nil, err
-	}
-	if len(body) > spareRequestMax {
-		return nil, fmt.Errorf("command line and environment too large (%d bytes)", len(body))
-	}
 	var devnull *os.File
 	files := [3]*os.File{}
 	for i, v := range []any{cmd.Stdin, cmd.Stdout, cmd.Stderr} {
 		f, _ := v.(*os.File)
 		if f == nil {
 			if devnull == nil {
+				var err error
 				if devnull, err = os.OpenFile(os.DevNull, os.O_RDWR, 0); err != nil {
 					return nil, err
 				}
@@ -323,23 +256,13 @@ func (sp *spare) run(cmd *exec.Cmd, grace time.Duration, terminal bool) (*Proces
 		return nil, err
 	}
 	defer statusW.Close()
-	frame := binary.LittleEndian.AppendUint32(make([]byte, 0, 4+len(body)), uint32(len(body)))
-	frame = append(frame, body...)
-	// Fd sets each file blocking again, as exec does for a child's
-	// standard files: the command must not see O_NONBLOCK.
-	rights := syscall.UnixRights(int(files[0].Fd()), int(files[1].Fd()), int(files[2].Fd()), int(statusW.Fd()))
-	sock := int(sp.sock.Fd())
-	err = syscall.Sendmsg(sock, frame[:1], rights, nil, syscall.MSG_NOSIGNAL)
-	for sent := 1; err == nil && sent < len(frame); {
-		var n int
-		n, err = syscall.SendmsgN(sock, frame[sent:], nil, nil, syscall.MSG_NOSIGNAL)
-		sent += n
-	}
-	if err != nil {
+	req := spareRequest{Argv: append([]string{cmd.Path}, cmd.Args[1:]...), Env: env, Dir: dir,
+		GraceMs: grace.Milliseconds(), Terminal: terminal}
+	if err := fdmsg.Send(sp.conn, req, spareRequestMax, files[0], files[1], files[2], statusW); err != nil {
 		statusR.Close()
 		return nil, err
 	}
-	return &Process{Pid: sp.cmd.Process.Pid, cmd: sp.cmd, status: statusR, hostEnd: sp.sock, exe: sp.cmd.Path}, nil
+	return &Process{Pid: sp.cmd.Process.Pid, cmd: sp.cmd, status: statusR, hostEnd: sp.conn, exe: sp.cmd.Path}, nil
 }
 
 // spareable reports whether cmd's standard files can be handed to a

@@ -27,7 +27,7 @@ type Process struct {
 	status *os.File
 	// hostEnd is the host's end of a spare's socket, kept open until
 	// the command has ended (its closing tells the spare the host died).
-	hostEnd *os.File
+	hostEnd io.Closer
 	// exe is the supervisor executable: its next spare is started when
 	// this command has ended ("" for none).
 	exe string

@@ -10,6 +10,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/magenta-nvim/magenta/pkg/fdmsg"
 )
 
 const supported = true
@@ -139,11 +141,10 @@ type initProc struct {
 // startInit starts an init in fresh mount, PID and IPC namespaces; it
 // waits on its socket for a command.
 func startInit(self string) (*initProc, error) {
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET|syscall.SOCK_CLOEXEC, 0)
+	ours, theirs, err := fdmsg.Pair()
 	if err != nil {
 		return nil, err
 	}
-	ours, theirs := os.NewFile(uintptr(fds[0]), "init"), os.NewFile(uintptr(fds[1]), "init")
 	defer theirs.Close()
 	null, err := os.Open(os.DevNull)
 	if err != nil {
@@ -165,14 +166,13 @@ func startInit(self string) (*initProc, error) {
 		ours.Close()
 		return nil, fmt.Errorf("starting a command's init: %w", err)
 	}
-	fc, err := net.FileConn(ours)
-	ours.Close()
+	conn, err := fdmsg.Conn(ours)
 	if err != nil {
 		_ = proc.Kill()
 		_, _ = proc.Wait()
 		return nil, err
 	}
-	return &initProc{proc: proc, conn: fc.(*net.UnixConn)}, nil
+	return &initProc{proc: proc, conn: conn}, nil
 }
 
 func (p *initProc) kill() {
