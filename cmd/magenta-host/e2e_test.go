@@ -113,9 +113,25 @@ func TestBinaryEndToEnd(t *testing.T) {
 		}`, srv.URL, bin, logFile))
 		var jobs int
 		n.LuaResult(&jobs, `return #vim.api.nvim_list_chans()`)
+		// Whether the sidebar's modules were loaded when the host was
+		// started: where spawning does not fork Neovim (libuv 1.53+,
+		// Neovim 0.12) the host starts first, before them; elsewhere
+		// after the buffers (host.prestart).
+		n.Lua(`
+			local js = vim.fn.jobstart
+			vim.fn.jobstart = function(cmd, ...)
+				if type(cmd) == "table" and cmd[1] == require("magenta.host").binary() then
+					_G.sidebar_loaded_at_start = package.loaded["magenta.sidebar"] ~= nil
+				end
+				return js(cmd, ...)
+			end`)
 
 		n.Command("Magenta toggle")
 		n.WaitForText("display", "# New thread")
+		var loaded, cheap bool
+		n.LuaResult(&loaded, `return _G.sidebar_loaded_at_start`)
+		n.LuaResult(&cheap, `return (vim.uv or vim.loop).version() >= 0x013500`)
+		assert.Equal(t, !cheap, loaded, "the host starts before the sidebar's modules load only where spawning is cheap")
 		n.Type("hello")
 		n.Keys("<CR>")
 		text := n.WaitForText("display", "Title set.")
@@ -174,6 +190,25 @@ func TestBinaryEndToEnd(t *testing.T) {
 		n.LuaResult(&info, `return (require('magenta.host').request("version"))`)
 		assert.NotEqual(t, prev, info.Pid)
 		assert.Equal(t, 1, strings.Count(n.Messages(), "the host exited"), "a restart is not reported as a crash")
+	})
+}
+
+// A host binary that is not there: the first toggle says so once, with
+// how to build it, and Neovim goes on.
+func TestMissingHostBinaryIsToldOnce(t *testing.T) {
+	nvimtest.ForEach(t, func(t *testing.T, nvimBin string) {
+		n := nvimtest.Start(t, nvimBin)
+		n.Serve()
+		n.Setup(fmt.Sprintf(`{
+			profiles = { { name = "x", provider = "anthropic", model = "m" } },
+			host = { binary = %q },
+		}`, filepath.Join(n.Dir, "no-such-host")))
+		n.Command("Magenta toggle")
+		n.WaitFor("the message", func() bool { return strings.Contains(n.Messages(), "is missing") }, n.Messages)
+		var alive int
+		n.LuaResult(&alive, `return 1 + 1`)
+		assert.Equal(t, 2, alive)
+		assert.Equal(t, 1, strings.Count(n.Messages(), "is missing"), n.Messages())
 	})
 }
 

@@ -168,6 +168,28 @@ local function current_channel()
   return job
 end
 
+-- Whether starting a process leaves Neovim's memory alone: libuv 1.53+
+-- (Neovim 0.12) spawns with a vfork-like clone; older ones fork, and
+-- every page Neovim then writes while the child execs is copied.
+local function spawn_is_cheap()
+  local ok, version = pcall((vim.uv or vim.loop).version)
+  return ok and type(version) == "number" and version >= 0x013500
+end
+
+--- Starts the host process, without attaching, when none runs and
+--- starting one costs Neovim nothing (spawn_is_cheap): the caller then
+--- goes on with its own work while the host starts, and attaches with
+--- M.channel(). Elsewhere it does nothing (M.channel() starts it).
+function M.prestart()
+  if state.attached or state.fixed or state.job or state.registered or not spawn_is_cheap() then
+    return
+  end
+  if vim.fn.executable(M.binary()) ~= 1 then
+    return -- M.channel() says so
+  end
+  current_channel()
+end
+
 --- The host's channel, starting the host when needed; nil when it
 --- cannot start.
 function M.channel()

@@ -265,12 +265,14 @@ function M.open()
   if M.is_open() then
     return
   end
-  -- The buffers first, so a host started now is told which one to draw
-  -- into (the attach event names it) and draws the new thread's top
-  -- while it builds the rest; then the host, whose start-up overlaps
-  -- with making the windows below. (On Neovim before 0.12, starting a
-  -- process forks Neovim: work done after it also pays for the copied
-  -- pages, another reason to make the buffers first.)
+  -- The host's start-up is the longest part of a first toggle: where
+  -- starting a process costs Neovim nothing (0.12) it starts first and
+  -- overlaps everything below. The attach, which names the display
+  -- buffer the host draws the new thread's top into, follows the
+  -- buffers. Before 0.12 starting a process forks Neovim, and work done
+  -- after it also pays for the pages copied: there the buffers come
+  -- first, then the host, whose start overlaps making the windows.
+  host().prestart()
   local fresh = ensure_buffers()
   local was_attached = host().running()
   local chan = host().channel()
