@@ -15,6 +15,8 @@ import (
 	"github.com/creack/pty"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/magenta-nvim/magenta/pkg/fdmsg"
 )
 
 func TestMain(m *testing.M) {
@@ -276,4 +278,33 @@ func TestDeadSpareIsPassedOver(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 3, ws.ExitStatus())
 	assert.Nil(t, p.hostEnd, "a supervisor was started for it")
+}
+
+// A spare given a request without a command runs nothing and says so on
+// the status pipe; one whose host closes the socket exits.
+func TestSpareRefusesABadRequest(t *testing.T) {
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	sp, err := startSpare(exe)
+	require.NoError(t, err)
+	null, err := os.Open(os.DevNull)
+	require.NoError(t, err)
+	defer null.Close()
+	statusR, statusW, err := os.Pipe()
+	require.NoError(t, err)
+	require.NoError(t, fdmsg.Send(sp.conn, spareRequest{Dir: "/"}, spareRequestMax, null, null, null, statusW))
+	statusW.Close()
+	rec, err := io.ReadAll(statusR)
+	require.NoError(t, err)
+	assert.Equal(t, "Ea request without a command", strings.Replace(string(rec), "spare supervisor: ", "", 1))
+	sp.conn.Close()
+	_ = sp.cmd.Wait()
+
+	sp, err = startSpare(exe)
+	require.NoError(t, err)
+	sp.conn.Close()
+	err = sp.cmd.Wait()
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit)
+	assert.Equal(t, 1, exit.ExitCode())
 }

@@ -79,7 +79,11 @@ func serveSpare(hostPid string) int {
 	var req spareRequest
 	files, err := fdmsg.Receive(conn, &req, spareRequestMax, spareFiles)
 	if err != nil || len(files) != spareFiles || len(req.Argv) == 0 {
-		// The host went away (or spoke nonsense): nothing to run.
+		// The host went away, or spoke nonsense: nothing runs, and the
+		// host is told so when it gave a status pipe.
+		if err == nil && len(files) == spareFiles {
+			writeStartError(files[3], "spare supervisor: a request without a command")
+		}
 		fdmsg.CloseAll(files)
 		return 1
 	}
