@@ -168,20 +168,15 @@ local function current_channel()
   return job
 end
 
--- Whether starting a process leaves Neovim's memory alone: libuv 1.53+
--- (Neovim 0.12) spawns with a vfork-like clone; older ones fork, and
--- every page Neovim then writes while the child execs is copied.
-local function spawn_is_cheap()
-  local ok, version = pcall((vim.uv or vim.loop).version)
-  return ok and type(version) == "number" and version >= 0x013500
-end
-
---- Starts the host process, without attaching, when none runs and
---- starting one costs Neovim nothing (spawn_is_cheap): the caller then
---- goes on with its own work while the host starts, and attaches with
---- M.channel(). Elsewhere it does nothing (M.channel() starts it).
+--- Starts the host process, without attaching, when none runs: the
+--- caller goes on with its own work (loading the sidebar's modules,
+--- making its buffers and windows, ~3-5 ms) while the host starts (the
+--- longer part of a first toggle), and attaches with M.channel(). On
+--- Neovim before 0.12 starting a process forks Neovim, and pages it
+--- writes afterwards fault once more; measured, the overlap still wins
+--- there (0.7.2: 9.2-9.7 -> 7.9-8.5 ms, 0.10: 8.9-10.1 -> 7.9-8.2).
 function M.prestart()
-  if state.attached or state.fixed or state.job or state.registered or not spawn_is_cheap() then
+  if state.attached or state.fixed or state.job or state.registered then
     return
   end
   if vim.fn.executable(M.binary()) ~= 1 then

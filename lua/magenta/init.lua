@@ -10,8 +10,8 @@ local M = {}
 --- cmd is the user command's table (its range), when there is one.
 function M.command(args, cmd)
   -- A toggle that will start the host starts it before loading the
-  -- sidebar's modules (~1.5 ms), where that costs Neovim nothing (see
-  -- host.prestart): the host's own start-up is the longer wait.
+  -- sidebar's modules (~1.5 ms): the host's own start-up is the longer
+  -- wait (host.prestart).
   if (args[1] or "toggle") == "toggle" and not config.no_profile_error() then
     require("magenta.host").prestart()
   end

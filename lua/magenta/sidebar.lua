@@ -265,13 +265,11 @@ function M.open()
   if M.is_open() then
     return
   end
-  -- The host's start-up is the longest part of a first toggle: where
-  -- starting a process costs Neovim nothing (0.12) it starts first and
-  -- overlaps everything below. The attach, which names the display
-  -- buffer the host draws the new thread's top into, follows the
-  -- buffers. Before 0.12 starting a process forks Neovim, and work done
-  -- after it also pays for the pages copied: there the buffers come
-  -- first, then the host, whose start overlaps making the windows.
+  -- The host's start-up is the longest part of a first toggle: it
+  -- starts first (:Magenta toggle started it already, before this
+  -- module loaded) and overlaps everything below. The attach, which
+  -- names the display buffer the host draws the new thread's top into,
+  -- follows the buffers.
   host().prestart()
   local fresh = ensure_buffers()
   local was_attached = host().running()
