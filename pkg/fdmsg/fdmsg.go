@@ -39,7 +39,14 @@ func Send(c *net.UnixConn, v any, max int, files ...*os.File) error {
 // nothing half-read is acted on. The peer's end of the socket closed is
 // net.ErrClosed.
 func Receive(c *net.UnixConn, v any, max, maxFiles int) ([]*os.File, error) {
-	buf := make([]byte, max+1)
+	// The buffer is the packet's size, learnt by peeking, not max: a
+	// buffer of max (1 MiB for a command) made every receive grow the
+	// heap, ~0.7 ms of a spare supervisor's way to its command.
+	size, err := nextSize(c)
+	if err != nil {
+		return nil, err
+	}
+	buf := make([]byte, min(size, max)+1)
 	oob := make([]byte, syscall.CmsgSpace(maxFiles*4))
 	n, oobn, flags, _, err := c.ReadMsgUnix(buf, oob)
 	if err != nil {
@@ -63,6 +70,34 @@ func Receive(c *net.UnixConn, v any, max, maxFiles int) ([]*os.File, error) {
 		return nil, fmt.Errorf("malformed message: %w", err)
 	}
 	return files, nil
+}
+
+// nextSize waits for the next packet and returns its length, without
+// reading it (MSG_PEEK; MSG_TRUNC makes Linux return the whole length).
+// 0 is the peer's end of the socket, which Receive reads as such.
+func nextSize(c *net.UnixConn) (int, error) {
+	rc, err := c.SyscallConn()
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	var rerr error
+	var probe [1]byte
+	err = rc.Read(func(fd uintptr) bool {
+		for {
+			n, _, _, _, rerr = syscall.Recvmsg(int(fd), probe[:], nil, syscall.MSG_PEEK|syscall.MSG_TRUNC)
+			if rerr != syscall.EINTR {
+				return rerr != syscall.EAGAIN
+			}
+		}
+	})
+	if err != nil {
+		return 0, err
+	}
+	if rerr != nil {
+		return 0, rerr
+	}
+	return n, nil
 }
 
 func parseRights(oob []byte) ([]*os.File, error) {
