@@ -213,7 +213,7 @@ func TestSpareTakesTheNextCommand(t *testing.T) {
 	}, 30*time.Second, 10*time.Millisecond)
 	env, err := os.ReadFile("/proc/" + strconv.Itoa(idle.cmd.Process.Pid) + "/environ")
 	require.NoError(t, err)
-	assert.Equal(t, envVar+"="+strconv.Itoa(os.Getpid())+specSpare+"\x00", string(env))
+	assert.Equal(t, envVar+"="+strconv.Itoa(os.Getpid())+specSpare+"\x00GOMAXPROCS=1\x00", string(env))
 }
 
 // matching lists the processes whose command line is cmdline.

@@ -153,8 +153,10 @@ func startInit(self string) (*initProc, error) {
 	}
 	defer null.Close()
 	proc, err := os.StartProcess(self, []string{self, argInit}, &os.ProcAttr{
-		Dir:   "/",
-		Env:   []string{},
+		Dir: "/",
+		// One P: an init's work is one sequence (the command's
+		// environment comes with the command).
+		Env:   []string{"GOMAXPROCS=1"},
 		Files: []*os.File{null, null, null, theirs},
 		Sys: &syscall.SysProcAttr{
 			Cloneflags: syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC,
