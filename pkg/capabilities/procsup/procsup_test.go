@@ -163,13 +163,8 @@ func TestBeside(t *testing.T) {
 // (without the supervisor's switch), supervises it as one started for it
 // would, and the spare after it is started.
 func TestSpareTakesTheNextCommand(t *testing.T) {
-	exe, err := os.Executable()
-	require.NoError(t, err)
 	t.Setenv("MAGENTA_TEST_HOST_SECRET", "planted-7813")
-	p, err := Start(exe, exec.Command("true"), time.Second)
-	require.NoError(t, err)
-	_, err = p.Wait()
-	require.NoError(t, err)
+	exe := runFirstCommand(t)
 
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in")
@@ -197,20 +192,14 @@ func TestSpareTakesTheNextCommand(t *testing.T) {
 			return len(matching("sleep\x007811\x00")) == 0
 		}, 30*time.Second, 10*time.Millisecond, "what the command left ends with it")
 	}
-	p, err = Start(exe, exec.Command("/nonexistent/bash"), time.Second)
+	p, err := Start(exe, exec.Command("/nonexistent/bash"), time.Second)
 	require.NoError(t, err)
 	_, err = p.Wait()
 	assert.ErrorContains(t, err, "no such file")
 	assert.NotNil(t, p.hostEnd)
 
 	// An idle spare holds none of the host's environment (its API keys).
-	var idle *spare
-	require.Eventually(t, func() bool {
-		spares.Lock()
-		defer spares.Unlock()
-		idle = spares.slots[exe].idle
-		return idle != nil
-	}, 30*time.Second, 10*time.Millisecond)
+	idle := idleSpare(t, exe)
 	env, err := os.ReadFile("/proc/" + strconv.Itoa(idle.cmd.Process.Pid) + "/environ")
 	require.NoError(t, err)
 	assert.Equal(t, envVar+"="+strconv.Itoa(os.Getpid())+specSpare+"\x00GOMAXPROCS=1\x00", string(env))
@@ -235,18 +224,13 @@ func matching(cmdline string) []string {
 // (the socket's buffer, ~200 KiB by default) gets a supervisor of its
 // own, and runs all the same.
 func TestLargeEnvironmentGetsASupervisorOfItsOwn(t *testing.T) {
-	exe, err := os.Executable()
-	require.NoError(t, err)
-	p, err := Start(exe, exec.Command("true"), time.Second)
-	require.NoError(t, err)
-	_, err = p.Wait()
-	require.NoError(t, err)
+	exe := runFirstCommand(t)
 	cmd := exec.Command("bash", "-c", `exit $(( ${#BIG1} + ${#BIG4} == 200000 ? 6 : 1 ))`)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
 	for i := 1; i <= 4; i++ {
 		cmd.Env = append(cmd.Env, "BIG"+strconv.Itoa(i)+"="+strings.Repeat("x", 100000))
 	}
-	p, err = Start(exe, cmd, time.Second)
+	p, err := Start(exe, cmd, time.Second)
 	require.NoError(t, err)
 	ws, err := p.Wait()
 	require.NoError(t, err)
@@ -257,22 +241,11 @@ func TestLargeEnvironmentGetsASupervisorOfItsOwn(t *testing.T) {
 // A spare that died while idle is passed over: the command gets a
 // supervisor of its own.
 func TestDeadSpareIsPassedOver(t *testing.T) {
-	exe, err := os.Executable()
-	require.NoError(t, err)
-	p, err := Start(exe, exec.Command("true"), time.Second)
-	require.NoError(t, err)
-	_, err = p.Wait()
-	require.NoError(t, err)
-	var sp *spare
-	require.Eventually(t, func() bool {
-		spares.Lock()
-		defer spares.Unlock()
-		sp = spares.slots[exe].idle
-		return sp != nil
-	}, 30*time.Second, 10*time.Millisecond)
+	exe := runFirstCommand(t)
+	sp := idleSpare(t, exe)
 	require.NoError(t, sp.cmd.Process.Kill())
 	_, _ = sp.cmd.Process.Wait()
-	p, err = Start(exe, exec.Command("bash", "-c", "exit 3"), time.Second)
+	p, err := Start(exe, exec.Command("bash", "-c", "exit 3"), time.Second)
 	require.NoError(t, err)
 	ws, err := p.Wait()
 	require.NoError(t, err)
@@ -307,4 +280,30 @@ func TestSpareRefusesABadRequest(t *testing.T) {
 	var exit *exec.ExitError
 	require.ErrorAs(t, err, &exit)
 	assert.Equal(t, 1, exit.ExitCode())
+}
+
+// runFirstCommand runs `true` under a supervisor, so that a spare is on
+// its way, and returns the supervisor executable (this test binary).
+func runFirstCommand(t *testing.T) string {
+	t.Helper()
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	p, err := Start(exe, exec.Command("true"), time.Second)
+	require.NoError(t, err)
+	_, err = p.Wait()
+	require.NoError(t, err)
+	return exe
+}
+
+// idleSpare waits for exe's idle spare.
+func idleSpare(t *testing.T, exe string) *spare {
+	t.Helper()
+	var sp *spare
+	require.Eventually(t, func() bool {
+		spares.Lock()
+		defer spares.Unlock()
+		sp = spares.slots[exe].idle
+		return sp != nil
+	}, 30*time.Second, 10*time.Millisecond)
+	return sp
 }
