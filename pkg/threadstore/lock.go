@@ -22,3 +22,13 @@ func lock(f *os.File) error {
 	}
 	return nil
 }
+
+// unlockClose releases the lock, then closes f. Closing alone releases
+// it only when no other descriptor refers to the open file description,
+// and a process being started holds a copy of every descriptor from its
+// fork until its exec closes them: a Delete or OpenWriter right then
+// (another thread running a command) found the thread still locked.
+func unlockClose(f *os.File) error {
+	_ = unix.Flock(int(f.Fd()), unix.LOCK_UN)
+	return f.Close()
+}

@@ -130,10 +130,11 @@ func (s *Store) Delete(id string) error {
 	if err != nil {
 		return err
 	}
-	defer f.Close()
 	if err := lock(f); err != nil {
+		f.Close()
 		return err
 	}
+	defer unlockClose(f)
 	// Remove while holding the lock: a writer that opens the path after
 	// this finds no file.
 	_ = os.Remove(s.summaryPath(id))

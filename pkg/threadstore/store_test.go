@@ -14,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"github.com/magenta-nvim/magenta/pkg/provider"
 )
@@ -309,4 +310,29 @@ func TestValidID(t *testing.T) {
 	for _, id := range []string{"", "-a", "_a", "a/b", "../x", "a.b", "a b", "é", strings.Repeat("x", maxIDLength+1)} {
 		assert.False(t, validID(id), id)
 	}
+}
+
+// A closed Writer's thread can be deleted and reopened at once, even
+// while another descriptor of its log is still open somewhere: a process
+// being started holds a copy of every descriptor between its fork and
+// its exec (here a dup stands for that copy). Before the explicit unlock
+// the copy kept the lock, and :Magenta delete-thread said the thread was
+// open in another Neovim (seen in a CI run with commands starting in
+// parallel).
+func TestClosedWriterLeavesNoLockBehind(t *testing.T) {
+	s, _ := openStore(t)
+	const id = "0193a1b2-0000-7000-8000-000000000021"
+	w, err := s.Create(Header{ID: id})
+	require.NoError(t, err)
+	copyFD, err := unix.Dup(int(w.f.Fd()))
+	require.NoError(t, err)
+	defer unix.Close(copyFD)
+	require.NoError(t, w.Close())
+	w, _, err = s.OpenWriter(id)
+	require.NoError(t, err, "reopened")
+	copy2, err := unix.Dup(int(w.f.Fd()))
+	require.NoError(t, err)
+	defer unix.Close(copy2)
+	require.NoError(t, w.Close())
+	require.NoError(t, s.Delete(id), "deleted")
 }

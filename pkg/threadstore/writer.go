@@ -55,7 +55,7 @@ func (s *Store) Create(h Header) (*Writer, error) {
 	}
 	w := &Writer{store: s, f: f, sum: Summary{ID: h.ID, Title: h.Title, ParentID: h.ParentID, Env: h.Env, Profile: h.Profile, Created: h.Created, LastActive: h.Created}}
 	if err := w.append(record{Kind: kindHeader, Header: &h}, h.Created); err != nil {
-		f.Close()
+		_ = unlockClose(f)
 		_ = os.Remove(s.logPath(h.ID))
 		return nil, err
 	}
@@ -84,7 +84,7 @@ func (s *Store) OpenWriter(id string) (*Writer, *Thread, error) {
 	}
 	data, err := io.ReadAll(io.NewSectionReader(f, 0, 1<<62))
 	if err != nil {
-		f.Close()
+		_ = unlockClose(f)
 		return nil, nil, err
 	}
 	t, err := parse(data)
@@ -92,13 +92,13 @@ func (s *Store) OpenWriter(id string) (*Writer, *Thread, error) {
 		err = fmt.Errorf("its header names thread %q", t.Header.ID)
 	}
 	if err != nil {
-		f.Close()
+		_ = unlockClose(f)
 		s.warnOnce(path, err)
 		return nil, nil, fmt.Errorf("saved thread %s: %w", path, err)
 	}
 	if t.Size < int64(len(data)) {
 		if err := f.Truncate(t.Size); err != nil {
-			f.Close()
+			_ = unlockClose(f)
 			return nil, nil, err
 		}
 	}
@@ -210,7 +210,7 @@ func (w *Writer) Close() error {
 	if w.sum.Size != w.savedSize {
 		w.saveSummary()
 	}
-	err := w.f.Close()
+	err := unlockClose(w.f)
 	w.f = nil
 	return err
 }
