@@ -54,10 +54,12 @@ func StartTerminal(exe string, cmd *exec.Cmd, grace time.Duration) (*Process, er
 }
 
 func start(exe string, cmd *exec.Cmd, grace time.Duration, mode string) (*Process, error) {
-	if spareable(cmd) {
-		// An idle supervisor takes the command; when there is none yet
-		// (the first command, or one right after another) one is started
-		// for it, and the next spare is on its way either way.
+	useSpare := spareable(cmd)
+	if useSpare {
+		// An idle supervisor takes the command (one still starting is
+		// waited for); when there is none (the first command) one is
+		// started for it. Either way the next spare starts when this
+		// command ends (Wait).
 		if sp := takeSpare(exe); sp != nil {
 			p, err := sp.run(cmd, grace, mode == specTerminal)
 			if err == nil {
@@ -94,7 +96,7 @@ func start(exe string, cmd *exec.Cmd, grace time.Duration, mode string) (*Proces
 		return nil, err
 	}
 	p := &Process{Pid: sup.Process.Pid, cmd: sup, status: statusR}
-	if spareable(cmd) {
+	if useSpare {
 		p.exe = exe
 	}
 	return p, nil
