@@ -189,6 +189,25 @@ func refillSpare(exe string) {
 	}()
 }
 
+// Settle waits until no spare is being started and every supervisor
+// whose command has ended has been reaped: what the host then holds is
+// its steady state, one idle spare (and its socket) per executable. For
+// callers that count descriptors or processes (tests).
+func Settle() {
+	spares.Lock()
+	var starting []chan struct{}
+	for _, slot := range spares.slots {
+		if slot.starting != nil {
+			starting = append(starting, slot.starting)
+		}
+	}
+	spares.Unlock()
+	for _, c := range starting {
+		<-c
+	}
+	reaping.Wait()
+}
+
 // startSpare starts an idle supervisor from exe.
 func startSpare(exe string) (*spare, error) {
 	host, child, err := fdmsg.Pair()

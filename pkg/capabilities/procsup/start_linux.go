@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -137,12 +138,18 @@ func (p *Process) Wait() (syscall.WaitStatus, error) {
 	}
 	// The record comes once the tree has ended: what is left of the
 	// supervisor is its exit, reaped off the command's time.
+	reaping.Add(1)
 	go func() {
+		defer reaping.Done()
 		_ = p.cmd.Wait()
 		p.closeHostEnd()
 	}()
 	return ws, err
 }
+
+// reaping counts the supervisors whose command has ended and whose exit
+// is still being reaped (Settle waits for them).
+var reaping sync.WaitGroup
 
 func (p *Process) closeHostEnd() {
 	if p.hostEnd != nil {

@@ -50,3 +50,6 @@ type Proc struct {
 
 // EachProc reports false: there is no /proc to read on this platform.
 func EachProc(func(Proc) bool) bool { return false }
+
+// Settle has nothing to wait for on this platform.
+func Settle() {}
